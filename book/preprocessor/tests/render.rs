@@ -1,0 +1,226 @@
+//! Rendering the hand-written fixtures in `tests/fixtures/` (timelines in
+//! the format of `book/timelines/SCHEMA.md`), and the errors a chapter gets
+//! when a timeline is missing or broken.
+
+use mdbook_timeline::error::{Error, LoadError, Problem};
+use mdbook_timeline::expand::expand;
+use mdbook_timeline::library::Library;
+use mdbook_timeline::{player, table};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// A scratch folder of timelines for one test, emptied first.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("render")
+        .join(test);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create scratch folder");
+    dir
+}
+
+/// The whole table of the fenced GC pause, as a reader without JavaScript
+/// gets it.
+#[test]
+fn renders_the_fenced_gc_pause_table() {
+    let mut library = Library::new(fixtures());
+    let timeline = library.get("gc-pause-fenced").expect("fixture loads");
+    insta::assert_snapshot!(table::render(timeline));
+}
+
+/// The unsafe column marks A's rejected write at t = 15, and only there.
+#[test]
+fn the_unsafe_column_marks_the_rejected_write() {
+    let mut library = Library::new(fixtures());
+    let html = table::render(library.get("gc-pause-fenced").expect("fixture loads"));
+    let unsafe_rows: Vec<&str> = html
+        .lines()
+        .filter(|l| l.starts_with("<tr ") && l.contains("data-unsafe="))
+        .collect();
+    assert_eq!(
+        unsafe_rows,
+        [r#"<tr data-second="15" data-unsafe="A" class="tl-unsafe-row">"#]
+    );
+    assert!(html.contains(r#"✗ A <span class="tl-rejected">rejected</span>"#));
+}
+
+/// Without fencing, A's late write goes through: a ✗ without "rejected".
+#[test]
+fn the_unfenced_write_is_unsafe_but_not_rejected() {
+    let mut library = Library::new(fixtures());
+    let html = table::render(library.get("gc-pause").expect("fixture loads"));
+    let row_15 = html
+        .split(r#"<tr data-second="15""#)
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("row 15 exists");
+    assert!(
+        row_15.contains(r#"data-client="A" data-rejected="false""#),
+        "{row_15}"
+    );
+}
+
+/// The generated HTML must stay one raw HTML block in Markdown: no blank
+/// line, no indentation that could turn into a code block.
+#[test]
+fn rendered_html_has_no_blank_or_indented_lines() {
+    let mut library = Library::new(fixtures());
+    let timeline = library.get("gc-pause").expect("fixture loads").clone();
+    let json = library
+        .embedded_json()
+        .expect("all fixtures load")
+        .to_owned();
+    for html in [
+        table::render(&timeline),
+        player::render(&timeline, "player-gc-pause", Some(&json)),
+    ] {
+        for line in html.lines() {
+            assert!(!line.trim().is_empty(), "blank line in {html}");
+            assert!(!line.starts_with(' '), "indented line {line:?}");
+        }
+    }
+}
+
+/// A chapter with two players embeds the timelines once, after the first,
+/// and gives the players distinct ids.
+#[test]
+fn a_page_embeds_the_timelines_once() {
+    let mut library = Library::new(fixtures());
+    let md =
+        "{{#player gc-pause}}\n\ntext\n\n{{#player gc-pause}}\n\n{{#player gc-pause-fenced}}\n";
+    let out = expand(md, "ch.md", &mut library).expect("expands");
+    assert_eq!(out.matches("data-timelines=").count(), 1);
+    for id in [
+        "player-gc-pause",
+        "player-gc-pause-2",
+        "player-gc-pause-fenced",
+    ] {
+        assert!(
+            out.contains(&format!(r#"id="{id}""#)),
+            "{id} missing in {out}"
+        );
+    }
+    // Both fixtures are in the data, so the reader can switch demos.
+    assert!(out.contains(r#""name":"gc-pause-fenced""#));
+    assert!(out.contains(r#""name":"gc-pause""#));
+}
+
+/// A directive in prose is replaced, one in a code block is kept, and the
+/// rest of the chapter is left byte for byte.
+#[test]
+fn expand_keeps_the_rest_of_the_chapter() {
+    let mut library = Library::new(fixtures());
+    let md = "Before.\n\n{{#timeline gc-pause}}\n\n```\n{{#timeline gc-pause}}\n```\n\n{{#quiz ../q.toml}}\n";
+    let out = expand(md, "ch.md", &mut library).expect("expands");
+    assert!(out.starts_with("Before.\n\n<div class=\"tl-figure\" data-timeline=\"gc-pause\">\n"));
+    assert!(out.ends_with("</div>\n\n\n```\n{{#timeline gc-pause}}\n```\n\n{{#quiz ../q.toml}}\n"));
+}
+
+/// A missing file is an error that names the chapter, the line, the
+/// directive and the file, and says how to produce the file.
+#[test]
+fn a_missing_timeline_is_an_error_naming_chapter_directive_and_file() {
+    let dir = scratch("missing");
+    let mut library = Library::new(&dir);
+    let err = expand(
+        "Intro.\n\n{{#timeline nowhere}}\n",
+        "timeout.md",
+        &mut library,
+    )
+    .expect_err("the file does not exist");
+    assert_eq!(
+        err.to_string(),
+        "chapter `timeout.md`, line 3: cannot expand `{{#timeline nowhere}}`"
+    );
+    let Error::Directive {
+        source: Problem::Load(LoadError::Read { path, .. }),
+        ..
+    } = &err
+    else {
+        panic!("expected a read error, got {err:?}");
+    };
+    assert_eq!(path, &dir.join("nowhere.json"));
+    let cause = std::error::Error::source(&err)
+        .expect("has a cause")
+        .to_string();
+    assert!(cause.contains("nowhere.json"), "{cause}");
+    assert!(cause.contains("UPDATE_TIMELINES=1"), "{cause}");
+}
+
+/// A player needs every timeline, so a broken file anywhere in the folder
+/// fails the player's page, naming that file and where serde stopped.
+#[test]
+fn malformed_json_is_an_error_naming_the_file() {
+    let dir = scratch("malformed");
+    fs::copy(fixtures().join("gc-pause.json"), dir.join("gc-pause.json")).expect("copy fixture");
+    fs::write(dir.join("broken.json"), "{ \"name\": \"broken\", ").expect("write broken file");
+    let mut library = Library::new(&dir);
+    let err =
+        expand("{{#player gc-pause}}\n", "timeout.md", &mut library).expect_err("broken file");
+    let cause = std::error::Error::source(&err)
+        .expect("has a cause")
+        .to_string();
+    assert!(
+        cause.contains("broken.json") && cause.contains("SCHEMA.md"),
+        "{cause}"
+    );
+}
+
+/// A misspelt field is refused rather than ignored: `"unsafe"` spelt
+/// `"unsafe_"` would otherwise silently drop the ✗.
+#[test]
+fn unknown_fields_are_refused() {
+    let dir = scratch("unknown-field");
+    let text = fs::read_to_string(fixtures().join("gc-pause.json")).expect("read fixture");
+    fs::write(
+        dir.join("gc-pause.json"),
+        text.replacen("\"unsafe\":", "\"unsafe_\":", 1),
+    )
+    .expect("write");
+    let err = Library::new(&dir)
+        .get("gc-pause")
+        .map(|_| ())
+        .expect_err("unknown field");
+    let source = std::error::Error::source(&err)
+        .expect("serde error")
+        .to_string();
+    assert!(source.contains("unsafe_"), "{source}");
+}
+
+/// Seconds must count 0, 1, 2, ... without gaps: the table's rows and the
+/// player's slider both use `t` as the index.
+#[test]
+fn a_gap_in_the_seconds_is_refused() {
+    let dir = scratch("gap");
+    let text = fs::read_to_string(fixtures().join("gc-pause.json")).expect("read fixture");
+    fs::write(
+        dir.join("gc-pause.json"),
+        text.replacen("\"t\": 3,", "\"t\": 4,", 1),
+    )
+    .expect("write");
+    let err = Library::new(&dir)
+        .get("gc-pause")
+        .map(|_| ())
+        .expect_err("gap");
+    assert!(err.to_string().contains("seconds[3] has t = 4"), "{err}");
+}
+
+/// Inside a list item, every line of the HTML keeps the item's indentation,
+/// so the whole table stays in the item.
+#[test]
+fn a_directive_in_a_list_item_stays_in_the_item() {
+    let mut library = Library::new(fixtures());
+    let md = "- Look:\n\n  {{#timeline gc-pause}}\n\n- Next item\n";
+    let out = expand(md, "ch.md", &mut library).expect("expands");
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.contains("tl-figure"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(table.len() > 10, "{out}");
+    assert!(table.iter().all(|l| l.starts_with("  <")), "{out}");
+}

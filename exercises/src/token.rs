@@ -1,0 +1,20 @@
+//! Exercise 1: the lock token.
+//!
+//! Every acquisition writes a token into the lock key. The token is how a
+//! client later proves that the lock is still *its* lock: release and
+//! renewal compare it before they touch the key. Two clients must never pick
+//! the same token, and nobody should be able to guess one, so it comes from
+//! the operating system's random source, not from a clock or a counter.
+
+/// Returns a fresh, unguessable token for one acquisition of a lock.
+///
+/// The Redis documentation suggests 20 random bytes. Hex, base64 or a UUID v4
+/// all do, as long as about 128 bits or more are random.
+///
+/// Checks: `cargo test -p exercises token::`
+pub fn new_token() -> String {
+    // TODO: fill a byte array from the OS random source with
+    // `getrandom::fill(&mut bytes)` (the crate is already a dependency), and
+    // turn the bytes into text, e.g. two hex digits per byte (`format!("{b:02x}")`).
+    todo!("return 16 to 20 random bytes as text (see the comment above)")
+}

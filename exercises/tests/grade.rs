@@ -1,0 +1,83 @@
+//! Grades your lock: one test per check, exercise by exercise.
+//!
+//! `cargo test -p exercises` runs them all; `cargo test -p exercises release::`
+//! runs one exercise's. Each check tests one exercise's functions, with the
+//! course's reference solution standing in for the others, so you can work
+//! through the files in order. The `scenarios::` checks at the end play the
+//! course's stories with your whole lock.
+//!
+//! Don't edit this file: the grader's own tests make sure it lists every check.
+
+use grader::Lock;
+
+/// Your lock, function by function.
+const YOURS: Lock = Lock {
+    name: "your lock",
+    new_token: exercises::token::new_token,
+    acquire: exercises::acquire::acquire,
+    release: exercises::release::release,
+    acquire_fenced: exercises::fencing::acquire_fenced,
+    fenced_write: exercises::storage::fenced_write,
+    fenced_read: exercises::storage::fenced_read,
+};
+
+/// One test per check: `checks!(exercise { check, … } …)`.
+macro_rules! checks {
+    ($($exercise:ident { $($check:ident),* $(,)? })*) => {
+        $(mod $exercise {
+            $(#[test]
+            fn $check() {
+                grader::grade(concat!(stringify!($exercise), "::", stringify!($check)), &super::YOURS);
+            })*
+        })*
+    };
+}
+
+checks! {
+    token {
+        unique,
+        unguessable,
+    }
+    acquire {
+        takes_a_free_lock,
+        refuses_a_held_lock,
+        sets_the_ttl_in_milliseconds,
+        one_winner_among_three,
+        no_lock_without_ttl_after_a_crash,
+        a_crashed_holder_frees_the_lock,
+    }
+    release {
+        releases_its_own_lock,
+        leaves_another_holders_lock,
+        never_deletes_a_lock_that_changed_hands,
+        slow_job,
+    }
+    fencing {
+        grants_a_token,
+        denied_while_held,
+        sets_the_ttl_in_milliseconds,
+        tokens_grow_with_every_grant,
+        lock_and_token_in_one_step,
+        gc_pause_fenced,
+    }
+    storage {
+        accepts_newer_and_equal_tokens,
+        rejects_an_older_token,
+        remembers_the_highest_token,
+        fences_reads,
+        checks_and_writes_in_one_step,
+        fenced_reads,
+        long_pause_fenced,
+    }
+    scenarios {
+        normal_run,
+        race,
+        gc_pause,
+        gc_pause_fenced,
+        fenced_reads,
+        slow_job,
+        long_pause,
+        long_pause_fenced,
+        crashed_holder,
+    }
+}

@@ -1,0 +1,52 @@
+//! The timelines the book shows, and how each is made.
+//!
+//! The book draws no timeline by hand: each one is a scenario played by the
+//! grader against Redis, with the reference lock or, to show a mistake, a
+//! wrong one from the catalogue. The JSON files in `book/timelines/` are these
+//! runs; a test fails when they no longer match what the grader produces
+//! (`UPDATE_TIMELINES=1` rewrites them).
+
+use crate::catalogue::wrong;
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::reference::LOCK as REFERENCE;
+use crate::scenario::{self, Scenario};
+use crate::timeline::Timeline;
+
+/// One timeline of the book: a scenario, the lock that plays it, and the
+/// name the book refers to it by.
+pub struct Demo {
+    /// The name in `{{#timeline NAME}}`, and the JSON file's stem.
+    pub name: &'static str,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The lock that plays it.
+    pub lock: Lock,
+}
+
+/// Every timeline of the book.
+pub fn all() -> Vec<Demo> {
+    let mut demos: Vec<Demo> =
+        scenario::all().into_iter().map(|s| Demo { name: s.name, scenario: s, lock: REFERENCE }).collect();
+    let plain_del = wrong::ALL.iter().find(|w| w.lock.name == "plain DEL release").map_or(REFERENCE, |w| w.lock);
+    if let Some(slow_job) = scenario::named("slow-job") {
+        demos.push(Demo { name: "slow-job-plain-del", scenario: slow_job, lock: plain_del });
+    }
+    demos
+}
+
+impl Demo {
+    /// Plays the demo and returns its timeline, named as the book names it.
+    pub fn timeline(&self) -> Result<Timeline, GradeError> {
+        let run = crate::run::run(&self.scenario, &self.lock)?;
+        let mut timeline = run.timeline;
+        timeline.name = self.name.to_string();
+        if self.name == "slow-job-plain-del" {
+            timeline.title = "A job longer than the TTL, released with a plain DEL".into();
+            timeline.story = "The same 12 s job over a 10 s TTL, but every client releases with a plain \
+                              DEL, which deletes the key whoever holds it."
+                .into();
+        }
+        Ok(timeline)
+    }
+}

@@ -1,0 +1,88 @@
+//! The grader of the course *Distributed Locks with Redis*.
+//!
+//! It decides, against a real Redis, whether a lock implementation is safe,
+//! and when it is not, shows why. A lock is a table of six functions
+//! ([`Lock`]); a check ([`checks::CHECKS`]) runs some of them in a small
+//! world of Redis keys, on a virtual clock, watching every command they send;
+//! a failed check prints a report a learner can act on.
+//!
+//! The pieces, from the bottom up:
+//!
+//! - [`server`] finds or starts Redis (`REDIS_URL`, a container, or a local
+//!   `redis-server`);
+//! - [`world`] gives each scenario its own keys, and [`clock`] runs their
+//!   expiry on virtual time, so a 40 s pause costs nothing;
+//! - [`wire`] is the connection a lock talks through, and [`sandbox`] runs
+//!   the lock's code so that a panic or an endless loop fails one check only;
+//! - [`scenario`] describes the course's stories, [`run`] plays them and
+//!   records a [`timeline`], and [`verdict`] names the rules a safe lock keeps;
+//! - [`probe`] steps in between two commands, at every boundary in turn;
+//! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
+//!   [`report`] what a learner reads when one fails;
+//! - [`demos`] lists the timelines the book shows;
+//! - [`reference`] holds the reference solutions, [`catalogue`] the wrong
+//!   and the correct variants the grader is tested against.
+
+pub mod catalogue;
+pub mod checks;
+pub mod clock;
+pub mod demos;
+pub mod error;
+pub mod lock;
+pub mod probe;
+pub mod reference;
+pub mod report;
+pub mod run;
+pub mod sandbox;
+pub mod scenario;
+pub mod server;
+pub mod timeline;
+pub mod verdict;
+pub mod wire;
+pub mod world;
+
+pub use lock::Lock;
+pub use report::Verdict;
+pub use wire::Wire;
+
+/// The stub file that holds each learner function, for "not started" messages.
+fn stub_file(function: &str) -> &'static str {
+    match function {
+        "new_token" => "exercises/src/token.rs",
+        "acquire" => "exercises/src/acquire.rs",
+        "release" => "exercises/src/release.rs",
+        "acquire_fenced" => "exercises/src/fencing.rs",
+        _ => "exercises/src/storage.rs",
+    }
+}
+
+/// Runs the check called `name` on `lock`, and panics with a report a
+/// learner can act on unless it passes. This is what each test in
+/// `exercises/tests/grade.rs` calls.
+///
+/// # Panics
+///
+/// When the check fails, when a function it needs is still a stub ("not
+/// started"), when there is no such check, or when no Redis can be found.
+pub fn grade(name: &str, lock: &Lock) {
+    let Some(check) = checks::named(name) else {
+        fail(format!("no check is called {name:?}; the checks are listed in the grader's checks.rs"));
+    };
+    match check.run(lock) {
+        Ok(Verdict::Pass) => {}
+        Ok(Verdict::NotStarted { function, message }) => fail(format!(
+            "not started: `{function}` in {} still says todo!(\"{message}\")",
+            stub_file(function)
+        )),
+        Ok(Verdict::Fail(report)) => fail(report.to_string()),
+        Err(e) => fail(format!("the grader could not run this check: {e}")),
+    }
+}
+
+/// Fails the calling test with `message` and nothing else: the message goes
+/// to the test's output, and the unwind skips the panic hook, so no
+/// "panicked at grader/src/lib.rs" line or backtrace buries it.
+fn fail(message: String) -> ! {
+    println!("{message}");
+    std::panic::resume_unwind(Box::new(message))
+}

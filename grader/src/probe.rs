@@ -1,0 +1,100 @@
+//! Stepping in between two commands, at every possible place.
+//!
+//! A lock that does in two commands what must happen in one (GET then DEL,
+//! SET NX then EXPIRE, SET NX then a separate INCR, a storage that checks in
+//! Rust and writes afterwards) works almost always. It fails only when
+//! something happens in the gap: the lock expires and another client takes it,
+//! or the caller crashes. Waiting for that to happen by luck makes a flaky
+//! test; a probe makes it happen on purpose, at every gap in turn.
+//!
+//! A probe first runs the call once untouched to count its commands `n`, then
+//! runs it `n + 1` more times in fresh worlds, stepping in before command 0,
+//! 1, …, n (n: after the last command, before the call returns). After each
+//! run a judge looks at what the call returned and what Redis holds. The first
+//! broken rule fails the check, with the call's trace showing where the
+//! grader stepped in.
+
+use crate::error::GradeError;
+use crate::report::{Report, Verdict, trace};
+use crate::sandbox::{self, Failure};
+use crate::verdict::Violation;
+use crate::wire::{Action, Intervention, Step, Wire};
+use crate::world::{World, enter};
+
+/// One run of the call under probe, for the judge.
+pub struct Attempt<'a, T> {
+    /// What the call returned (`None`: the caller crashed, see [`Attempt::crashed`]).
+    pub value: Option<&'a T>,
+    /// Whether the intervention made the caller crash.
+    pub crashed: bool,
+    /// The world after the call, to look at.
+    pub world: &'a mut World,
+}
+
+/// A call of the lock to probe, and how to judge each run.
+pub struct Probe<T> {
+    /// The check's name, for the report.
+    pub check: &'static str,
+    /// The lock's name, for the report.
+    pub lock: &'static str,
+    /// The function under probe, e.g. `release`.
+    pub function: &'static str,
+    /// Prepares a fresh world (e.g. A holds the lock).
+    pub setup: fn(&mut World) -> Result<(), GradeError>,
+    /// Makes the call, on the caller's wire, in a world with these keys.
+    pub call: Box<dyn Fn(&World) -> Box<dyn FnOnce(&mut Wire) -> redis::RedisResult<T> + Send> + Send + Sync>,
+    /// What the grader does in the gap (built fresh for each run).
+    pub intervention: fn() -> Action,
+    /// Looks at one run; `Some` is a broken rule.
+    pub judge: fn(Attempt<'_, T>) -> Result<Option<Violation>, GradeError>,
+}
+
+impl<T: Send + 'static> Probe<T> {
+    /// Runs the probe at every command boundary.
+    pub fn run(&self) -> Result<Verdict, GradeError> {
+        let (n, _) = match self.attempt(None)? {
+            Ok(done) => done,
+            Err(verdict) => return Ok(verdict),
+        };
+        for k in 0..=n {
+            match self.attempt(Some(k))? {
+                Ok((_, None)) => {}
+                Ok((_, Some(report))) => return Ok(Verdict::Fail(Box::new(report))),
+                Err(verdict) => return Ok(verdict),
+            }
+        }
+        Ok(Verdict::Pass)
+    }
+
+    /// One run, stepping in before command `k` (or not at all). Returns the
+    /// number of commands sent and a report if a rule broke; or the verdict
+    /// if the lock's code failed.
+    fn attempt(&self, k: Option<usize>) -> Result<Result<(usize, Option<Report>), Verdict>, GradeError> {
+        let world = World::open()?.shared();
+        (self.setup)(&mut enter(&world))?;
+        let mut wire = Wire::open(&world)?;
+        if let Some(k) = k {
+            wire.intervene(Intervention::before(k, (self.intervention)()));
+        }
+        let call = (self.call)(&enter(&world));
+        let (wire, outcome) = sandbox::call(wire, call);
+        let steps: Vec<Step> = wire.as_ref().map(|w| w.steps().to_vec()).unwrap_or_default();
+        let crashed = wire.as_ref().is_some_and(Wire::crashed);
+        let sent = steps.iter().filter(|s| matches!(s, Step::Sent { .. })).count();
+        let value = match outcome {
+            Ok(v) => Some(v),
+            // The crash the grader caused shows up as a connection error.
+            Err(Failure::Error { .. }) if crashed => None,
+            Err(failure) => {
+                let evidence = if steps.is_empty() { vec![] } else { vec![trace("A", self.function, &steps)] };
+                return Ok(Err(match failure {
+                    Failure::NotStarted { message } => Verdict::NotStarted { function: self.function, message },
+                    failure => Verdict::Fail(Box::new(Report::failed(self.check, self.lock, self.function, failure, evidence))),
+                }));
+            }
+        };
+        let mut guard = enter(&world);
+        let violation = (self.judge)(Attempt { value: value.as_ref(), crashed, world: &mut guard })?;
+        Ok(Ok((sent, violation.map(|v| Report::broken(self.check, self.lock, v, vec![trace("A", self.function, &steps)])))))
+    }
+}

@@ -1,0 +1,136 @@
+//! What a learner reads when a check fails.
+//!
+//! A failed check answers four questions, in this order: which rule broke,
+//! what exactly happened and when, what it looked like (the timeline with the
+//! moment marked, or the commands the lock sent with the grader's move in
+//! between), and what to do next (a hint, the chapter, the command to re-run).
+
+use std::fmt;
+
+use crate::sandbox::Failure;
+use crate::verdict::{Property, Violation};
+use crate::wire::Step;
+
+/// How a check ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every rule held.
+    Pass,
+    /// A function the check needs still holds its `todo!()`.
+    NotStarted {
+        /// The function, e.g. `acquire`.
+        function: &'static str,
+        /// The stub's message.
+        message: String,
+    },
+    /// A rule broke, or the lock's code failed.
+    Fail(Box<Report>),
+}
+
+/// Why a check failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A rule of a safe lock was broken.
+    Broken(Violation),
+    /// A function of the lock failed to return a value.
+    Failed {
+        /// The function, e.g. `release`.
+        function: &'static str,
+        /// How.
+        failure: Failure,
+    },
+}
+
+/// A failed check, ready to print.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The check, e.g. `release::never_deletes_a_lock_that_changed_hands`.
+    pub check: String,
+    /// The lock's name, e.g. `your lock`.
+    pub lock: String,
+    /// What went wrong.
+    pub problem: Problem,
+    /// What it looked like: a timeline or a command trace, already rendered.
+    pub evidence: Vec<String>,
+}
+
+impl Report {
+    /// A report for a broken rule.
+    pub fn broken(check: &str, lock: &str, violation: Violation, evidence: Vec<String>) -> Report {
+        Report { check: check.into(), lock: lock.into(), problem: Problem::Broken(violation), evidence }
+    }
+
+    /// A report for a function that failed.
+    pub fn failed(check: &str, lock: &str, function: &'static str, failure: Failure, evidence: Vec<String>) -> Report {
+        Report { check: check.into(), lock: lock.into(), problem: Problem::Failed { function, failure }, evidence }
+    }
+
+    /// The property that broke, if a rule broke.
+    pub fn property(&self) -> Option<Property> {
+        match &self.problem {
+            Problem::Broken(v) => Some(v.property),
+            Problem::Failed { .. } => None,
+        }
+    }
+
+    /// The exercise the check belongs to: `release` for `release::…`.
+    fn exercise(&self) -> &str {
+        self.check.split("::").next().unwrap_or(&self.check)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "✗ {} (lock: {})", self.check, self.lock)?;
+        writeln!(f)?;
+        match &self.problem {
+            Problem::Broken(v) => {
+                writeln!(f, "  Broken rule:   {}.", v.property.rule())?;
+                writeln!(f, "  What happened: {v}.")?;
+            }
+            Problem::Failed { function, failure } => {
+                writeln!(f, "  Your `{function}` {failure}.")?;
+            }
+        }
+        for block in &self.evidence {
+            writeln!(f)?;
+            for line in block.lines() {
+                writeln!(f, "  {line}")?;
+            }
+        }
+        writeln!(f)?;
+        match &self.problem {
+            Problem::Broken(v) => {
+                writeln!(f, "  Hint: {}", v.property.hint())?;
+                writeln!(f, "  Read: chapter {}", v.property.chapter())?;
+            }
+            Problem::Failed { failure: Failure::Error { .. }, .. } => {
+                writeln!(f, "  Hint: the error comes from Redis or from your code's `?`: check the command's arguments.")?;
+            }
+            Problem::Failed { failure: Failure::TimedOut { .. } | Failure::TooManyCommands, .. } => {
+                writeln!(f, "  Hint: each function tries once and returns; waiting and retrying is the caller's job.")?;
+            }
+            Problem::Failed { .. } => {}
+        }
+        writeln!(f, "  Re-run: cargo test -p exercises {}::", self.exercise())
+    }
+}
+
+/// A call's record as numbered lines, with the grader's moves in between.
+pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
+    let mut out = format!("What {who}'s `{function}` sent, and what happened in between:\n");
+    let mut n = 0;
+    for step in steps {
+        match step {
+            Step::Sent { command, reply } => {
+                n += 1;
+                out.push_str(&format!("  {n}. {command} → {reply}\n"));
+            }
+            Step::Intervened(what) => out.push_str(&format!("  ⚡ {what}\n")),
+        }
+    }
+    if n == 0 {
+        out.push_str("  (no commands)\n");
+    }
+    out
+}

@@ -1,0 +1,182 @@
+//! Running a learner's function without letting it take the grader down.
+//!
+//! Learner code is allowed to be unfinished or wrong: a `todo!()`, a panic, an
+//! endless loop, a loop that hammers Redis. Each call therefore runs on a
+//! thread of its own, with the [`Wire`] moved in and handed back at the end.
+//! The grader waits at most [`CALL_LIMIT`]; a call that takes longer is
+//! abandoned (its thread is left to spin until the test process ends) and
+//! reported, and the other checks go on. Panics on these threads are caught
+//! and kept out of the test output, so a stub reads "not started", not a
+//! backtrace.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use redis::RedisResult;
+
+use crate::wire::{OverBudget, Wire, COMMAND_BUDGET};
+
+/// How long one call of the lock may take in real time. Redis answers in well
+/// under a millisecond here, and virtual time costs nothing, so a call that
+/// takes seconds is stuck.
+pub const CALL_LIMIT: Duration = Duration::from_secs(3);
+
+/// The name of the threads that run learner code.
+const LEARNER_THREAD: &str = "lock-under-test";
+
+/// How a call of the lock failed to return a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The function still holds its `todo!()`.
+    NotStarted {
+        /// The stub's message.
+        message: String,
+    },
+    /// The function panicked.
+    Panicked {
+        /// The panic message.
+        message: String,
+        /// Where, as `file:line`, when known.
+        location: Option<String>,
+    },
+    /// The function did not return within [`CALL_LIMIT`].
+    TimedOut {
+        /// How many commands it had sent by then.
+        commands: usize,
+    },
+    /// The function sent more than [`COMMAND_BUDGET`] commands in one call.
+    TooManyCommands,
+    /// The function returned an error.
+    Error {
+        /// The error, as text.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NotStarted { message } => write!(f, "not started: {message}"),
+            Failure::Panicked { message, location: Some(at) } => write!(f, "panicked at {at}: {message}"),
+            Failure::Panicked { message, location: None } => write!(f, "panicked: {message}"),
+            Failure::TimedOut { commands } => write!(
+                f,
+                "did not return within {} s (it had sent {commands} Redis commands): an endless loop?",
+                CALL_LIMIT.as_secs()
+            ),
+            Failure::TooManyCommands => write!(
+                f,
+                "sent more than {COMMAND_BUDGET} Redis commands in one call: a retry loop that never ends?"
+            ),
+            Failure::Error { message } => write!(f, "returned an error: {message}"),
+        }
+    }
+}
+
+thread_local! {
+    /// Where the last panic on this thread happened, noted by the hook.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs, once, a panic hook that keeps learner-thread panics quiet and
+/// notes where they happened; panics elsewhere still print as usual.
+fn quiet_learner_panics() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if thread::current().name() == Some(LEARNER_THREAD) {
+                let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+                PANIC_LOCATION.with(|slot| *slot.borrow_mut() = at);
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f` on a thread of its own, within [`CALL_LIMIT`], catching panics.
+///
+/// This is for learner code that needs no connection, such as `new_token`.
+pub fn isolated<T, F>(f: F) -> Result<T, Failure>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    quiet_learner_panics();
+    let (done, result) = mpsc::sync_channel(1);
+    let spawned = thread::Builder::new().name(LEARNER_THREAD.into()).spawn(move || {
+        let outcome = panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+            let location = PANIC_LOCATION.with(|slot| slot.borrow_mut().take());
+            panic_failure(payload, location)
+        });
+        let _ = done.send(outcome);
+    });
+    if let Err(e) = spawned {
+        let message = format!("could not start a thread: {e}");
+        return Err(Failure::Panicked { message, location: None });
+    }
+    match result.recv_timeout(CALL_LIMIT) {
+        Ok(outcome) => outcome,
+        Err(_) => Err(Failure::TimedOut { commands: 0 }),
+    }
+}
+
+/// Runs `f` on the lock's behalf with `wire`, like [`isolated`].
+///
+/// Returns the wire (unless the call panicked or was abandoned) and the
+/// call's value or why there is none. Any intervention that the call did not
+/// reach fires after it returns, still within the call's record.
+pub fn call<T, F>(mut wire: Wire, f: F) -> (Option<Wire>, Result<T, Failure>)
+where
+    T: Send + 'static,
+    F: FnOnce(&mut Wire) -> RedisResult<T> + Send + 'static,
+{
+    wire.begin_call();
+    let sent = wire.sent_counter();
+    let outcome = isolated(move || {
+        let value = f(&mut wire);
+        wire.leave_turns();
+        (wire, value)
+    });
+    match outcome {
+        Ok((mut wire, Ok(value))) => match wire.fire_if_pending() {
+            Ok(()) => (Some(wire), Ok(value)),
+            Err(e) => {
+                let message = format!("grader problem, not yours: {e}");
+                (Some(wire), Err(Failure::Error { message }))
+            }
+        },
+        Ok((wire, Err(e))) => (Some(wire), Err(Failure::Error { message: e.to_string() })),
+        Err(Failure::TimedOut { .. }) => {
+            (None, Err(Failure::TimedOut { commands: sent.load(Ordering::Relaxed) }))
+        }
+        Err(failure) => (None, Err(failure)),
+    }
+}
+
+/// Classifies a panic: `todo!()` and `unimplemented!()` mean "not started".
+fn panic_failure(payload: Box<dyn Any + Send>, location: Option<String>) -> Failure {
+    if payload.is::<OverBudget>() {
+        return Failure::TooManyCommands;
+    }
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into());
+    for prefix in ["not yet implemented", "not implemented"] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            let rest = rest.trim_start_matches(':').trim();
+            let message = if rest.is_empty() { prefix.to_string() } else { rest.to_string() };
+            return Failure::NotStarted { message };
+        }
+    }
+    Failure::Panicked { message, location }
+}

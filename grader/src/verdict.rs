@@ -1,0 +1,182 @@
+//! The properties a lock must keep, and what a broken one looks like.
+//!
+//! Snapshots show what happened; these decide whether it was allowed. Each
+//! [`Property`] is one rule of a safe lock, stated the way a learner needs to
+//! hear it, with a hint that points at the usual mistake and the book chapter
+//! that explains it. A [`Violation`] is one time a rule was broken: which
+//! rule, at which second, and what exactly happened.
+
+use std::fmt;
+
+/// One rule of a safe lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// Tokens differ from one acquisition to the next.
+    TokensUnique,
+    /// Tokens carry about 128 random bits or more.
+    TokensUnguessable,
+    /// `acquire` takes a free lock.
+    AcquireTakesFreeLock,
+    /// `acquire` never takes a lock someone else holds.
+    AcquireRespectsHolder,
+    /// The lock key expires after exactly the TTL asked for.
+    LockHasTtl,
+    /// A crash at any point leaves no lock without a TTL.
+    NoImmortalLock,
+    /// Of several clients racing for a free lock, exactly one wins.
+    OneWinner,
+    /// Releasing one's own lock deletes it.
+    ReleaseFreesOwnLock,
+    /// A release never deletes or changes another client's lock.
+    ReleaseSparesOthers,
+    /// `release` says truthfully whether it deleted the lock.
+    ReleaseTellsTruth,
+    /// The newest grant always carries the largest fencing token.
+    TokensGrow,
+    /// The storage refuses a request whose token is older than one it has seen.
+    StaleRequestsRejected,
+    /// The storage accepts a token equal to the highest it has seen.
+    EqualTokensAccepted,
+    /// The storage remembers the highest token it has seen.
+    StorageRemembersHighest,
+    /// The counter ends where the scenario says it must.
+    CounterEndsRight,
+    /// The run matches the reference run second by second.
+    SameAsReference,
+}
+
+impl Property {
+    /// The rule, as one sentence.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Property::TokensUnique => "every acquisition needs a token of its own",
+            Property::TokensUnguessable => "a token must carry about 128 random bits or more",
+            Property::AcquireTakesFreeLock => "acquire must take a lock that is free",
+            Property::AcquireRespectsHolder => "acquire must never take a lock that another client holds",
+            Property::LockHasTtl => "the lock key must expire after exactly the TTL asked for",
+            Property::NoImmortalLock => "a client that crashes at any point must not leave a lock without a TTL",
+            Property::OneWinner => "when several clients race for a free lock, exactly one wins",
+            Property::ReleaseFreesOwnLock => "releasing your own lock must delete it",
+            Property::ReleaseSparesOthers => "a release must never delete another client's lock",
+            Property::ReleaseTellsTruth => "release must return true exactly when it deleted your lock",
+            Property::TokensGrow => "the newest grant must carry the largest fencing token",
+            Property::StaleRequestsRejected => {
+                "the storage must refuse a request whose token is older than one it has seen"
+            }
+            Property::EqualTokensAccepted => "the storage must accept the current holder's token again",
+            Property::StorageRemembersHighest => "the storage must remember the highest token it has seen",
+            Property::CounterEndsRight => "the counter must end where the scenario says",
+            Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
+        }
+    }
+
+    /// The usual mistake behind a broken rule, and the fix.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Property::TokensUnique | Property::TokensUnguessable => {
+                "Draw the token from the operating system's random source (the `getrandom` crate): \
+                 16 to 20 bytes, as hex or base64. A clock, a counter or a constant can repeat or be guessed."
+            }
+            Property::AcquireTakesFreeLock => {
+                "Send `SET key token NX PX ttl` and return true when Redis answers OK (nil means: taken)."
+            }
+            Property::AcquireRespectsHolder | Property::OneWinner => {
+                "Only `SET … NX` decides who wins: it writes the key only if it does not exist, in one atomic \
+                 step. Checking with GET or EXISTS first leaves a gap in which another client gets in."
+            }
+            Property::LockHasTtl => {
+                "Use PX with `ttl.as_millis()`: EX counts seconds, and `as_secs()` cuts 1.5 s down to 1 s."
+            }
+            Property::NoImmortalLock => {
+                "Set the key and its expiry in the same command (`SET key token NX PX ttl`), not SET NX then \
+                 EXPIRE: a crash between the two leaves a lock that never expires."
+            }
+            Property::ReleaseFreesOwnLock | Property::ReleaseTellsTruth => {
+                "Compare the key's value with your token and DEL it only if they match, in one Lua script; \
+                 return whether DEL removed a key."
+            }
+            Property::ReleaseSparesOthers => {
+                "A plain DEL, or GET then DEL as two commands, can delete a lock that expired and now belongs \
+                 to someone else. Compare and delete inside one Lua script, which Redis runs atomically."
+            }
+            Property::TokensGrow => {
+                "Take the lock and INCR the fence counter in one Lua script: done as two commands, another \
+                 client can be granted the lock in between and end up with the smaller number."
+            }
+            Property::StaleRequestsRejected => {
+                "Compare the request's token with the row's `fence` field and refuse it when it is smaller, \
+                 inside the same Lua script that reads or writes the row: checked in Rust between two \
+                 commands, a newer holder can write in between."
+            }
+            Property::EqualTokensAccepted => {
+                "Refuse only tokens strictly smaller than the highest seen: the holder sends the same token \
+                 with every request."
+            }
+            Property::StorageRemembersHighest => {
+                "After accepting a request, store its token in the row's `fence` field (HSET), so that older \
+                 tokens are refused from then on."
+            }
+            Property::CounterEndsRight | Property::SameAsReference => {
+                "Compare your run with the expected one below: the first second where they differ is where to look."
+            }
+        }
+    }
+
+    /// The book chapter that explains the rule.
+    pub fn chapter(self) -> &'static str {
+        match self {
+            Property::TokensUnique
+            | Property::TokensUnguessable
+            | Property::AcquireTakesFreeLock
+            | Property::AcquireRespectsHolder
+            | Property::LockHasTtl
+            | Property::NoImmortalLock
+            | Property::OneWinner => "1. The single-instance lock",
+            Property::ReleaseFreesOwnLock | Property::ReleaseSparesOthers | Property::ReleaseTellsTruth => {
+                "2. Releasing"
+            }
+            Property::CounterEndsRight | Property::SameAsReference => "3. The timeout is the danger",
+            Property::TokensGrow
+            | Property::StaleRequestsRejected
+            | Property::EqualTokensAccepted
+            | Property::StorageRemembersHighest => "4. Fencing tokens",
+        }
+    }
+}
+
+/// One time a rule was broken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The rule.
+    pub property: Property,
+    /// When, in virtual milliseconds, if it happened at one moment.
+    pub at_ms: Option<u64>,
+    /// What happened, e.g. "A's release deleted B's lock".
+    pub what: String,
+}
+
+impl Violation {
+    /// A violation at virtual instant `at_ms`.
+    pub fn at(property: Property, at_ms: u64, what: impl Into<String>) -> Violation {
+        Violation { property, at_ms: Some(at_ms), what: what.into() }
+    }
+
+    /// A violation not tied to one moment.
+    pub fn anytime(property: Property, what: impl Into<String>) -> Violation {
+        Violation { property, at_ms: None, what: what.into() }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at_ms {
+            Some(ms) => write!(f, "at t = {}: {}", seconds(ms), self.what),
+            None => write!(f, "{}", self.what),
+        }
+    }
+}
+
+/// `12 s`, or `1.5 s` when the instant is not a whole second.
+pub fn seconds(ms: u64) -> String {
+    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{} s", ms as f64 / 1000.0) }
+}

@@ -1,0 +1,411 @@
+//! The connection a lock under test talks through.
+//!
+//! A [`Wire`] is a real Redis connection with the grader standing on it. It
+//! forwards every command unchanged and, around each one:
+//!
+//! - records it with its reply, so a report can show what the lock sent;
+//! - lets the virtual clock notice any TTL the command set;
+//! - counts it, and stops a runaway loop after [`COMMAND_BUDGET`] commands;
+//! - can act *between* two commands: an [`Intervention`] fires just before a
+//!   chosen command, to expire the lock, let another client in, or make the
+//!   caller crash so that it never sends the rest. Trying this at every
+//!   command boundary is how a check catches a lock that does in two commands
+//!   what must happen in one;
+//! - can take turns with other wires ([`Turns`]) so that three clients racing
+//!   for a lock interleave command by command, the same way on every run.
+//!
+//! Redis-rs retries a script it finds missing (`NOSCRIPT`, then `SCRIPT LOAD`).
+//! Those two steps change nothing in the data, so they are neither counted nor
+//! shown: a report reads the same whether the script was cached or not.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
+
+use crate::error::GradeError;
+use crate::world::{SharedWorld, World, enter};
+
+/// How many commands one call of the lock may send before the grader decides
+/// it is stuck in a loop.
+pub const COMMAND_BUDGET: usize = 1_000;
+
+/// The panic payload that stops a call which went over [`COMMAND_BUDGET`].
+#[derive(Debug)]
+pub struct OverBudget;
+
+/// One line of a call's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A command the lock sent, and what Redis answered, as text.
+    Sent { command: String, reply: String },
+    /// Something the grader made happen between two commands.
+    Intervened(String),
+}
+
+/// What an intervention did, for the record.
+pub enum Fired {
+    /// The world changed; the caller goes on with its next command.
+    Continue(String),
+    /// The caller crashes here: it never sends another command.
+    Crash(String),
+}
+
+/// The action of an intervention, run with the world locked.
+pub type Action = Box<dyn FnMut(&mut World) -> Result<Fired, GradeError> + Send>;
+
+/// Something to do once, just before command number `before` (0-based) of
+/// the next call; `before` equal to the number of commands the call sends
+/// means "after its last command, before it returns" (see
+/// [`Wire::fire_if_pending`]).
+pub struct Intervention {
+    before: usize,
+    action: Action,
+    fired: bool,
+}
+
+impl Intervention {
+    /// Runs `action` just before command number `before`.
+    pub fn before(before: usize, action: Action) -> Intervention {
+        Intervention { before, action, fired: false }
+    }
+}
+
+/// A fair turn-taking among several wires: each sends one command, then
+/// passes the turn to the next wire still in its call.
+#[derive(Default)]
+pub struct Turns {
+    state: Mutex<TurnState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct TurnState {
+    /// The wires still taking turns, in turn order.
+    active: Vec<usize>,
+    /// Index into `active` of the wire whose turn it is.
+    current: usize,
+}
+
+/// How long a wire waits for its turn before it goes ahead anyway (the wire
+/// that has the turn is then stuck, and its own time limit reports it).
+const TURN_PATIENCE: Duration = Duration::from_secs(5);
+
+impl Turns {
+    /// Turns among wires numbered `0..n`, starting with 0.
+    pub fn new(n: usize) -> Arc<Turns> {
+        Arc::new(Turns {
+            state: Mutex::new(TurnState { active: (0..n).collect(), current: 0 }),
+            changed: Condvar::new(),
+        })
+    }
+
+    fn wait_for(&self, me: usize) {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self
+            .changed
+            .wait_timeout_while(state, TURN_PATIENCE, |s| s.active.get(s.current) != Some(&me));
+    }
+
+    fn pass(&self, me: usize) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(pos) = s.active.iter().position(|&w| w == me) {
+            s.current = (pos + 1) % s.active.len();
+        }
+        self.changed.notify_all();
+    }
+
+    /// Takes `me` out of the rotation (its call has ended).
+    pub fn leave(&self, me: usize) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(pos) = s.active.iter().position(|&w| w == me) {
+            let had_turn = s.current == pos;
+            s.active.remove(pos);
+            if s.active.is_empty() {
+                s.current = 0;
+            } else if pos < s.current || (had_turn && s.current >= s.active.len()) {
+                s.current = if pos < s.current { s.current - 1 } else { 0 };
+            }
+        }
+        self.changed.notify_all();
+    }
+}
+
+/// A watched connection to Redis, handed to the lock under test.
+pub struct Wire {
+    inner: Connection,
+    world: SharedWorld,
+    steps: Vec<Step>,
+    /// Counted commands of the current call; shared so that a call that timed
+    /// out can still say how many it sent.
+    sent: Arc<AtomicUsize>,
+    crashed: bool,
+    intervention: Option<Intervention>,
+    turns: Option<(Arc<Turns>, usize)>,
+}
+
+impl Wire {
+    /// A wire for a new client of `world`.
+    pub fn open(world: &SharedWorld) -> Result<Wire, GradeError> {
+        let inner = enter(world).client_connection()?;
+        Ok(Wire {
+            inner,
+            world: Arc::clone(world),
+            steps: Vec::new(),
+            sent: Arc::new(AtomicUsize::new(0)),
+            crashed: false,
+            intervention: None,
+            turns: None,
+        })
+    }
+
+    /// Arms an intervention for the next call.
+    pub fn intervene(&mut self, intervention: Intervention) {
+        self.intervention = Some(intervention);
+    }
+
+    /// Makes this wire take turn `me` among `turns`.
+    pub fn take_turns(&mut self, turns: Arc<Turns>, me: usize) {
+        self.turns = Some((turns, me));
+    }
+
+    /// Leaves the turn-taking, if any (at the end of a call).
+    pub fn leave_turns(&mut self) {
+        if let Some((turns, me)) = self.turns.take() {
+            turns.leave(me);
+        }
+    }
+
+    /// Starts the record of a new call.
+    pub fn begin_call(&mut self) {
+        self.steps.clear();
+        self.sent.store(0, Ordering::Relaxed);
+    }
+
+    /// The record of the current (or last) call.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// How many commands the current call has sent, readable from elsewhere.
+    pub fn sent_counter(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.sent)
+    }
+
+    /// Whether an intervention made this client crash.
+    pub fn crashed(&self) -> bool {
+        self.crashed
+    }
+
+    /// Fires an intervention that the call did not reach (it sent fewer
+    /// commands than `before`): it then happens after the call's last command.
+    pub fn fire_if_pending(&mut self) -> Result<(), GradeError> {
+        if self.intervention.as_ref().is_some_and(|i| !i.fired) {
+            self.fire()?;
+        }
+        Ok(())
+    }
+
+    fn fire(&mut self) -> Result<(), GradeError> {
+        let Some(intervention) = self.intervention.as_mut() else { return Ok(()) };
+        intervention.fired = true;
+        let mut world = enter(&self.world);
+        let fired = (intervention.action)(&mut world)?;
+        world.settle()?;
+        match fired {
+            Fired::Continue(what) => self.steps.push(Step::Intervened(what)),
+            Fired::Crash(what) => {
+                self.steps.push(Step::Intervened(what));
+                self.crashed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Everything that happens before a command goes out. An error here is
+    /// returned to the lock as if the connection had failed.
+    fn before_command(&mut self) -> RedisResult<()> {
+        let sent = self.sent.load(Ordering::Relaxed);
+        if sent >= COMMAND_BUDGET {
+            std::panic::panic_any(OverBudget);
+        }
+        if let Some((turns, me)) = &self.turns {
+            turns.wait_for(*me);
+        }
+        if self.intervention.as_ref().is_some_and(|i| !i.fired && i.before == sent) {
+            self.fire().map_err(grader_trouble)?;
+        }
+        if self.crashed {
+            return Err(RedisError::from(std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                "this client crashed: it sends nothing more",
+            )));
+        }
+        Ok(())
+    }
+
+    /// Everything that happens after a reply came back.
+    fn after_command(&mut self, packed: &[u8], reply: &RedisResult<Value>) -> RedisResult<()> {
+        let args = unpack(packed);
+        let is_script_reload = args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"SCRIPT"))
+            || matches!(reply, Ok(Value::ServerError(e)) if e.code() == "NOSCRIPT");
+        if is_script_reload {
+            return Ok(());
+        }
+        let world = enter(&self.world);
+        let command = args.iter().map(|a| show_arg(&world.keys.display(&String::from_utf8_lossy(a)))).collect::<Vec<_>>().join(" ");
+        let reply = match reply {
+            Ok(value) => show_value(value),
+            Err(e) => format!("(error) {e}"),
+        };
+        drop(world);
+        self.steps.push(Step::Sent { command, reply });
+        self.sent.fetch_add(1, Ordering::Relaxed);
+        enter(&self.world).settle().map_err(grader_trouble)?;
+        if let Some((turns, me)) = &self.turns {
+            turns.pass(*me);
+        }
+        Ok(())
+    }
+}
+
+/// Turns a problem of the grader's into an error the lock sees (it can only
+/// give up), while the message still says whose problem it is.
+fn grader_trouble(e: GradeError) -> RedisError {
+    RedisError::from(std::io::Error::other(format!("grader problem, not yours: {e}")))
+}
+
+impl Drop for Wire {
+    /// A wire dropped in the middle of a call (its code panicked) must not
+    /// keep the others waiting for its turn.
+    fn drop(&mut self) {
+        self.leave_turns();
+    }
+}
+
+impl ConnectionLike for Wire {
+    fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
+        self.before_command()?;
+        let reply = self.inner.req_packed_command(cmd);
+        self.after_command(cmd, &reply)?;
+        reply
+    }
+
+    /// A pipeline is one step: the grader does not step in between its
+    /// commands (in a `MULTI`/`EXEC` nobody can).
+    fn req_packed_commands(&mut self, cmd: &[u8], offset: usize, count: usize) -> RedisResult<Vec<Value>> {
+        self.before_command()?;
+        let replies = self.inner.req_packed_commands(cmd, offset, count);
+        let shown = replies.as_ref().map(|v| Value::Array(v.clone())).map_err(|e| e.clone());
+        self.after_command(&pipeline_label(cmd), &shown)?;
+        replies
+    }
+
+    fn get_db(&self) -> i64 {
+        self.inner.get_db()
+    }
+
+    fn check_connection(&mut self) -> bool {
+        self.inner.check_connection()
+    }
+
+    fn is_open(&self) -> bool {
+        !self.crashed && self.inner.is_open()
+    }
+}
+
+/// The arguments of the first command in a packed RESP request.
+fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
+    unpack_all(packed).into_iter().next().unwrap_or_default()
+}
+
+/// Every command in a packed RESP request (several for a pipeline).
+fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    fn line(rest: &mut &[u8]) -> Option<Vec<u8>> {
+        let end = rest.windows(2).position(|w| w == b"\r\n")?;
+        let l = rest[..end].to_vec();
+        *rest = &rest[end + 2..];
+        Some(l)
+    }
+    fn number(bytes: &[u8]) -> Option<usize> {
+        std::str::from_utf8(bytes).ok()?.parse().ok()
+    }
+    let mut commands = Vec::new();
+    while let Some(header) = line(&mut rest) {
+        let Some(n) = header.strip_prefix(b"*").and_then(number) else { break };
+        let mut args = Vec::with_capacity(n);
+        for _ in 0..n {
+            let Some(len) = line(&mut rest).and_then(|h| h.strip_prefix(b"$").and_then(number)) else { break };
+            if rest.len() < len + 2 {
+                break;
+            }
+            args.push(rest[..len].to_vec());
+            rest = &rest[len + 2..];
+        }
+        commands.push(args);
+    }
+    commands
+}
+
+/// A pipeline shown as one line: `MULTI; DEL lock; EXEC`.
+fn pipeline_label(packed: &[u8]) -> Vec<u8> {
+    let names: Vec<String> = unpack_all(packed)
+        .iter()
+        .map(|args| args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect::<Vec<_>>().join(" "))
+        .collect();
+    let text = format!("[pipeline] {}", names.join("; "));
+    format!("*1\r\n${}\r\n{}\r\n", text.len(), text).into_bytes()
+}
+
+/// One argument as a report shows it: scripts summarised, long values cut.
+fn show_arg(arg: &str) -> String {
+    if arg.contains('\n') {
+        let lines = arg.trim().lines().count();
+        return format!("<script, {lines} lines>");
+    }
+    let shown: String = arg.chars().take(48).collect();
+    if shown.len() < arg.len() { format!("{shown}…") } else if arg.is_empty() || arg.contains(' ') { format!("{arg:?}") } else { shown }
+}
+
+/// A reply as redis-cli would show it, more or less.
+fn show_value(value: &Value) -> String {
+    match value {
+        Value::Nil => "(nil)".into(),
+        Value::Int(i) => format!("(integer) {i}"),
+        Value::BulkString(b) => format!("{:?}", String::from_utf8_lossy(b)),
+        Value::SimpleString(s) => s.clone(),
+        Value::Okay => "OK".into(),
+        Value::Boolean(b) => format!("(boolean) {b}"),
+        Value::Double(d) => format!("(double) {d}"),
+        Value::ServerError(e) => format!("(error) {} {}", e.code(), e.details().unwrap_or("")).trim_end().to_string(),
+        Value::Array(items) | Value::Set(items) => {
+            format!("[{}]", items.iter().map(show_value).collect::<Vec<_>>().join(", "))
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpacks_a_packed_command_and_a_pipeline() {
+        let set = redis::cmd("SET").arg("k").arg("v w").get_packed_command();
+        assert_eq!(unpack(&set), vec![b"SET".to_vec(), b"k".to_vec(), b"v w".to_vec()]);
+        let pipe = redis::pipe().atomic().cmd("DEL").arg("k").get_packed_pipeline();
+        let label = unpack(&pipeline_label(&pipe));
+        assert_eq!(String::from_utf8_lossy(&label[0]), "[pipeline] MULTI; DEL k; EXEC");
+    }
+
+    #[test]
+    fn turns_go_round_and_skip_those_who_left() {
+        let turns = Turns::new(3);
+        turns.pass(0);
+        turns.leave(1);
+        // 1 left while it had the turn: the turn moves on to 2.
+        let state = turns.state.lock().unwrap();
+        assert_eq!(state.active.get(state.current), Some(&2));
+    }
+}

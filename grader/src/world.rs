@@ -1,0 +1,195 @@
+//! The Redis side of one scenario: its keys, its clock, and how it looks.
+//!
+//! Every scenario (and every attempt inside a check) gets a fresh [`World`]:
+//! its own key prefix, so that scenarios can run in parallel on one server
+//! and so that a `REDIS_URL` pointing at a database with other data keeps that
+//! data. The world sets the keys up, answers the grader's questions ("whose
+//! token is in the lock key?", "what does the row hold?") through a connection
+//! of its own, and deletes its keys when it is dropped. The keys it creates
+//! also carry a one-hour safety TTL, in case the process is killed first.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use redis::Connection;
+
+use crate::clock::{Clock, Expiry};
+use crate::error::GradeError;
+use crate::server;
+
+/// The fence counter starts here, so that the first grant gets token 33, as in
+/// the course's examples.
+pub const FIRST_FENCE_COUNTER: u64 = 32;
+
+/// How long the grader's own keys survive a killed test process, in ms.
+const SAFETY_TTL_MS: u64 = 3_600_000;
+
+/// The key names of one world. All share one prefix that nothing else uses.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    prefix: String,
+    /// The lock key.
+    pub lock: String,
+    /// The fence counter (`INCR`ed once per grant).
+    pub fence: String,
+    /// The storage row: a hash `{ value, fence }`.
+    pub row: String,
+    /// The clock's own books.
+    pub clock: String,
+}
+
+impl Keys {
+    fn fresh() -> Keys {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let prefix = format!(
+            "dlcourse:{}:{}:",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        Keys {
+            lock: format!("{prefix}lock"),
+            fence: format!("{prefix}lock:fence"),
+            row: format!("{prefix}row"),
+            clock: format!("{prefix}clock"),
+            prefix,
+        }
+    }
+
+    /// `arg` with this world's prefix removed, so that reports say `lock`
+    /// rather than a process-specific name.
+    pub fn display(&self, arg: &str) -> String {
+        arg.replace(&self.prefix, "")
+    }
+
+    fn all(&self) -> [&str; 4] {
+        [&self.lock, &self.fence, &self.row, &self.clock]
+    }
+}
+
+/// What the storage row holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The counter the clients increment.
+    pub value: i64,
+    /// The highest fencing token the storage has seen (0: none yet).
+    pub fence: u64,
+}
+
+/// One scenario's keys, clock and observer connection.
+pub struct World {
+    /// The scenario's key names.
+    pub keys: Keys,
+    /// Facts the grader's own moves leave for whoever judges the outcome,
+    /// such as the fencing token a well-behaved client was granted.
+    pub memo: std::collections::BTreeMap<&'static str, u64>,
+    con: Connection,
+    clock: Clock,
+}
+
+/// A world shared by the grader and the client connections that settle its
+/// clock after every command.
+pub type SharedWorld = Arc<Mutex<World>>;
+
+/// Locks a shared world. A client thread that panicked cannot leave the world
+/// half-changed (it only holds the lock inside the grader's own code), so a
+/// poisoned lock is still usable.
+pub fn enter(world: &SharedWorld) -> MutexGuard<'_, World> {
+    world.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl World {
+    /// Creates a fresh world on the shared Redis server: an empty lock, the
+    /// fence counter at [`FIRST_FENCE_COUNTER`], and the row `{ value: 0, fence: 0 }`.
+    pub fn open() -> Result<World, GradeError> {
+        let mut con = server::shared()?.connect()?;
+        let keys = Keys::fresh();
+        redis::pipe()
+            .atomic()
+            .cmd("SET").arg(&keys.fence).arg(FIRST_FENCE_COUNTER).arg("PX").arg(SAFETY_TTL_MS)
+            .cmd("HSET").arg(&keys.row).arg("value").arg(0).arg("fence").arg(0)
+            .cmd("PEXPIRE").arg(&keys.row).arg(SAFETY_TTL_MS)
+            .cmd("HSET").arg(&keys.clock).arg("started").arg(1)
+            .cmd("PEXPIRE").arg(&keys.clock).arg(SAFETY_TTL_MS)
+            .exec(&mut con)?;
+        let clock = Clock::new(keys.clock.clone(), std::slice::from_ref(&keys.lock));
+        Ok(World { keys, memo: Default::default(), con, clock })
+    }
+
+    /// Wraps the world for sharing with client connections.
+    pub fn shared(self) -> SharedWorld {
+        Arc::new(Mutex::new(self))
+    }
+
+    /// A new connection for a client of this world.
+    pub fn client_connection(&self) -> Result<Connection, GradeError> {
+        Ok(server::shared()?.connect()?)
+    }
+
+    /// The grader's own connection, for well-behaved clients the grader plays
+    /// itself (an adversary, the job's plain reads and writes).
+    pub fn con(&mut self) -> &mut Connection {
+        &mut self.con
+    }
+
+    /// Virtual now, in milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
+    }
+
+    /// Notes TTLs that client commands have set.
+    pub fn settle(&mut self) -> Result<(), GradeError> {
+        Ok(self.clock.settle(&mut self.con)?)
+    }
+
+    /// Moves virtual time to `t_ms`; returns true when the lock key expired.
+    pub fn advance_to(&mut self, t_ms: u64) -> Result<bool, GradeError> {
+        let expired = self.clock.advance_to(&mut self.con, t_ms)?;
+        Ok(expired.contains(&self.keys.lock))
+    }
+
+    /// Moves virtual time forward by `ms`; returns true when the lock expired.
+    pub fn advance_by(&mut self, ms: u64) -> Result<bool, GradeError> {
+        let t = self.now_ms() + ms;
+        self.advance_to(t)
+    }
+
+    /// The token in the lock key, if any.
+    pub fn lock_value(&mut self) -> Result<Option<String>, GradeError> {
+        Ok(redis::cmd("GET").arg(&self.keys.lock).query(&mut self.con)?)
+    }
+
+    /// The lock key's virtual expiry.
+    pub fn lock_expiry(&mut self) -> Result<Expiry, GradeError> {
+        self.settle()?;
+        Ok(self.clock.expiry(&mut self.con, &self.keys.lock)?)
+    }
+
+    /// What the storage row holds now.
+    pub fn row(&mut self) -> Result<Row, GradeError> {
+        let (value, fence): (Option<i64>, Option<u64>) = redis::cmd("HMGET")
+            .arg(&self.keys.row)
+            .arg("value")
+            .arg("fence")
+            .query(&mut self.con)?;
+        Ok(Row { value: value.unwrap_or(0), fence: fence.unwrap_or(0) })
+    }
+
+    /// A plain, unfenced read of the counter: the job's own database access
+    /// when fencing is off.
+    pub fn read_counter(&mut self) -> Result<i64, GradeError> {
+        Ok(self.row()?.value)
+    }
+
+    /// A plain, unfenced write of the counter.
+    pub fn write_counter(&mut self, value: i64) -> Result<(), GradeError> {
+        redis::cmd("HSET").arg(&self.keys.row).arg("value").arg(value).exec(&mut self.con)?;
+        Ok(())
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        // Best effort: the safety TTLs clean up if this fails.
+        let _ = redis::cmd("DEL").arg(&self.keys.all()[..]).exec(&mut self.con);
+    }
+}

@@ -1,0 +1,55 @@
+//! Code that panics, spins or hammers Redis fails its own check, within the
+//! time limit, with a message that says what happened; the checks after it
+//! still run.
+
+use std::time::{Duration, Instant};
+
+use grader::catalogue::misbehaving::{ERRS, HAMMERS, PANICS, SPINS};
+use grader::checks;
+use grader::reference::LOCK as REFERENCE;
+use grader::report::{Problem, Verdict};
+use grader::sandbox::{CALL_LIMIT, Failure};
+
+fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
+    let verdict = checks::named(check).expect("a check").run(lock).expect("the grader runs");
+    let Verdict::Fail(report) = verdict else { panic!("{check} should fail for {:?}, got {verdict:?}", lock.name) };
+    match &report.problem {
+        Problem::Failed { failure, .. } => (failure.clone(), report.to_string()),
+        Problem::Broken(v) => panic!("expected a failed call, got a broken rule: {v}"),
+    }
+}
+
+#[test]
+fn a_panic_is_reported_with_its_place() {
+    let (failure, report) = failure_of("acquire::takes_a_free_lock", &PANICS);
+    let Failure::Panicked { message, location } = failure else { panic!("got {failure:?}") };
+    assert!(message.contains("unwrap"), "{message}");
+    assert!(location.is_some_and(|l| l.contains("misbehaving.rs")), "{report}");
+    assert!(report.contains("Your `acquire` panicked at"), "{report}");
+}
+
+#[test]
+fn an_endless_loop_is_cut_off_at_the_time_limit_and_the_next_check_runs() {
+    let started = Instant::now();
+    let (failure, report) = failure_of("acquire::takes_a_free_lock", &SPINS);
+    assert_eq!(failure, Failure::TimedOut { commands: 0 }, "{report}");
+    assert!(started.elapsed() < CALL_LIMIT + Duration::from_secs(2), "took {:?}", started.elapsed());
+    assert!(report.contains("did not return within 3 s"), "{report}");
+    // The spinning thread is still running; the grader goes on regardless.
+    let next = checks::named("release::releases_its_own_lock").expect("a check").run(&REFERENCE).expect("runs");
+    assert_eq!(next, Verdict::Pass);
+}
+
+#[test]
+fn a_command_loop_is_stopped_by_the_command_budget() {
+    let (failure, report) = failure_of("acquire::refuses_a_held_lock", &HAMMERS);
+    assert_eq!(failure, Failure::TooManyCommands, "{report}");
+    assert!(report.contains("more than 1000 Redis commands"), "{report}");
+}
+
+#[test]
+fn a_redis_error_is_reported_with_the_command_that_caused_it() {
+    let (failure, report) = failure_of("acquire::takes_a_free_lock", &ERRS);
+    assert!(matches!(failure, Failure::Error { .. }), "{failure:?}");
+    assert!(report.contains("SET lock token-of-A NX PXX 10000 → (error)"), "{report}");
+}

@@ -1,0 +1,389 @@
+//! Tests of the grader's Redis server module, `grader::server`.
+//!
+//! Most of what the module promises happens across processes: one server per process, a forced
+//! source that fails instead of falling back, nothing left behind when a process exits or is
+//! killed. So most tests run this same test binary again as a child process (the ignored test
+//! [`child_process_entry`]) with the environment of the case, read what the child reports on
+//! stdout, and check what remains after it has gone.
+//!
+//! These tests need both a Docker engine and a local `redis-server`, and fail with the module's
+//! own message when one is missing: they never pass by skipping.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use grader::server::{self, RedisServer, ServerKind};
+
+/// What a child process was asked to do, read by [`child_process_entry`].
+const CHILD_MODE: &str = "SERVER_TEST_CHILD";
+
+/// Bound on how long a child may take to report: a container start plus a cold image cache.
+const CHILD_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Bound on how long a stopped server may take to let go of its port.
+const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn shared() -> &'static RedisServer {
+    server::shared().unwrap_or_else(|e| panic!("the grader has no Redis server: {e}"))
+}
+
+#[test]
+fn shared_server_answers_and_is_at_least_7_0() {
+    let server = shared();
+    let mut connection = server.connect().unwrap_or_else(|e| panic!("{e}"));
+    let pong: String = redis::cmd("PING")
+        .query(&mut connection)
+        .unwrap_or_else(|e| panic!("PING to {server} failed: {e}"));
+    assert_eq!(pong, "PONG");
+
+    let major: u32 = server
+        .version()
+        .split('.')
+        .next()
+        .and_then(|major| major.parse().ok())
+        .unwrap_or_else(|| panic!("unreadable version {:?}", server.version()));
+    assert!(major >= 7, "{server} is older than 7.0");
+    assert!(
+        server
+            .to_string()
+            .starts_with(&format!("Redis {} ", server.version()))
+    );
+
+    // The reason for 7.0: the grader reads expiry times with PEXPIRETIME. The key is this
+    // process's own, and removed again, because a REDIS_URL server may hold other data.
+    let key = format!("grader-server-test:{}", std::process::id());
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg("v")
+        .arg("PX")
+        .arg(60_000)
+        .query(&mut connection)
+        .unwrap_or_else(|e| panic!("SET failed: {e}"));
+    let expires_at: i64 = redis::cmd("PEXPIRETIME")
+        .arg(&key)
+        .query(&mut connection)
+        .unwrap_or_else(|e| panic!("PEXPIRETIME failed: {e}"));
+    let _: i64 = redis::cmd("DEL")
+        .arg(&key)
+        .query(&mut connection)
+        .unwrap_or_else(|e| panic!("DEL failed: {e}"));
+    assert!(expires_at > 0, "PEXPIRETIME answered {expires_at}");
+}
+
+/// CI runs the suite once per source with GRADER_REDIS set: this makes a run that silently used
+/// another source fail.
+#[test]
+fn shared_server_is_the_forced_source() {
+    let server = shared();
+    match std::env::var("GRADER_REDIS").ok().filter(|v| !v.is_empty()) {
+        Some(forced) => assert_eq!(
+            server.kind().name(),
+            forced,
+            "GRADER_REDIS={forced} got {server}"
+        ),
+        None => eprintln!("GRADER_REDIS is not set; the grader chose {server}"),
+    }
+}
+
+#[test]
+fn concurrent_first_callers_share_one_server() {
+    let servers: Vec<usize> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| scope.spawn(|| shared() as *const RedisServer as usize))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| panic!("a caller panicked"))
+            })
+            .collect()
+    });
+    assert!(servers.windows(2).all(|pair| pair[0] == pair[1]));
+}
+
+#[test]
+fn forced_process_source_starts_redis_server_and_stops_it_at_exit() {
+    let report = run_child(&[("GRADER_REDIS", "process")], &["REDIS_URL"]);
+    assert_eq!(report.get("kind"), "process", "{report:?}");
+    assert!(
+        report.get("display").contains("as a local process"),
+        "{report:?}"
+    );
+    let address = loopback_address(report.get("url"));
+    wait_until_closed(address, "the redis-server of an exited process");
+}
+
+#[test]
+fn forced_process_source_without_redis_server_fails_clearly() {
+    let report = run_child(
+        &[
+            ("GRADER_REDIS", "process"),
+            ("REDIS_SERVER", "/nonexistent/redis-server"),
+        ],
+        &["REDIS_URL"],
+    );
+    let error = report.get("error");
+    assert!(
+        error.contains("REDIS_SERVER=/nonexistent/redis-server"),
+        "{error}"
+    );
+    assert!(error.contains("apt-get install redis-server"), "{error}");
+
+    // An empty PATH hides every redis-server; forced, the module must not try Docker instead.
+    let empty_dir = std::env::temp_dir().join(format!("grader-empty-path-{}", std::process::id()));
+    std::fs::create_dir_all(&empty_dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = empty_dir.display().to_string();
+    let report = run_child(
+        &[("GRADER_REDIS", "process"), ("PATH", path.as_str())],
+        &["REDIS_URL", "REDIS_SERVER"],
+    );
+    let _ = std::fs::remove_dir(&empty_dir);
+    let error = report.get("error");
+    assert!(
+        error.contains("no redis-server found: not on PATH"),
+        "{error}"
+    );
+}
+
+#[test]
+fn unknown_grader_redis_value_is_rejected() {
+    let report = run_child(&[("GRADER_REDIS", "docker")], &[]);
+    let error = report.get("error");
+    assert!(error.contains("GRADER_REDIS=\"docker\""), "{error}");
+    assert!(error.contains("url, container or process"), "{error}");
+}
+
+#[test]
+fn forced_url_source_uses_the_given_server_only() {
+    let server = shared();
+    let report = run_child(&[("GRADER_REDIS", "url"), ("REDIS_URL", server.url())], &[]);
+    assert_eq!(report.get("kind"), "url", "{report:?}");
+    assert_eq!(report.get("url"), server.url());
+
+    // Nothing listens on a port just released: the module must say so, not start a server.
+    let closed = format!("redis://127.0.0.1:{}", free_port());
+    let report = run_child(
+        &[("GRADER_REDIS", "url"), ("REDIS_URL", closed.as_str())],
+        &[],
+    );
+    let error = report.get("error");
+    assert!(error.contains("cannot be used"), "{error}");
+    assert!(error.contains(&closed), "{error}");
+
+    let report = run_child(&[("GRADER_REDIS", "url")], &["REDIS_URL"]);
+    assert!(
+        report.get("error").contains("REDIS_URL is not set"),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn container_is_removed_when_its_process_exits() {
+    let report = run_child(&[("GRADER_REDIS", "container")], &["REDIS_URL"]);
+    assert_eq!(report.get("kind"), "container", "{report:?}");
+    assert_eq!(
+        report.get("owned"),
+        "1",
+        "the child saw its container: {report:?}"
+    );
+    let pid: u32 = report.get("pid").parse().unwrap_or_else(|e| panic!("{e}"));
+    let left = server::containers_owned_by(pid).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        left.is_empty(),
+        "containers outlived process {pid}: {left:?}"
+    );
+}
+
+#[test]
+fn killed_process_leaves_no_container_after_the_next_start() {
+    let (pid, _report) = run_child_and_kill(&[("GRADER_REDIS", "container")]);
+    let left = server::containers_owned_by(pid).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        left.len(),
+        1,
+        "a SIGKILLed process keeps its container until the next start"
+    );
+
+    let report = run_child(&[("GRADER_REDIS", "container")], &["REDIS_URL"]);
+    assert_eq!(report.get("kind"), "container", "{report:?}");
+    let left = server::containers_owned_by(pid).unwrap_or_else(|e| panic!("{e}"));
+    assert!(left.is_empty(), "the next start did not remove {left:?}");
+}
+
+#[test]
+fn killed_process_leaves_no_redis_server() {
+    let (_pid, report) = run_child_and_kill(&[("GRADER_REDIS", "process")]);
+    let address = loopback_address(report.get("url"));
+    wait_until_closed(address, "the redis-server of a SIGKILLed process");
+
+    // Also by name where /proc exists: the server renames itself "redis-server HOST:PORT".
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        let needle = format!("redis-server {address}");
+        for entry in entries.flatten() {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            assert!(!cmdline.contains(&needle), "still running: {cmdline}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The child process
+
+/// Not a test of its own: the other tests run it in a child process (with `--ignored`).
+#[test]
+#[ignore = "helper that other tests run in a child process"]
+fn child_process_entry() {
+    let Ok(mode) = std::env::var(CHILD_MODE) else {
+        panic!("run by the other tests of this file, with {CHILD_MODE} set");
+    };
+    // The harness has printed "test child_process_entry ... " without a newline.
+    println!();
+    println!("child: pid={}", std::process::id());
+    match server::shared() {
+        Ok(server) => {
+            println!("child: kind={}", server.kind().name());
+            println!("child: url={}", server.url());
+            println!("child: display={server}");
+            if let ServerKind::Container { .. } = server.kind() {
+                let owned = server::containers_owned_by(std::process::id())
+                    .unwrap_or_else(|e| panic!("{e}"));
+                println!("child: owned={}", owned.len());
+            }
+        }
+        Err(error) => println!("child: error={}", error.to_string().replace('\n', " | ")),
+    }
+    println!("child: ready");
+    if mode == "hold" {
+        // Wait to be killed; end-of-file means the parent is gone, so go too.
+        let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    }
+}
+
+/// What a child reported, as `key=value` pairs.
+#[derive(Debug)]
+struct Report(Vec<(String, String)>);
+
+impl Report {
+    fn get(&self, key: &str) -> &str {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("the child reported no {key}: {self:?}"))
+    }
+}
+
+fn child_command(mode: &str, set: &[(&str, &str)], unset: &[&str]) -> Command {
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let mut command = Command::new(exe);
+    command
+        .args(["child_process_entry", "--exact", "--ignored", "--nocapture"])
+        .args(["--test-threads", "1"])
+        .env(CHILD_MODE, mode)
+        .stdout(Stdio::piped());
+    for name in unset {
+        command.env_remove(name);
+    }
+    for (name, value) in set {
+        command.env(name, value);
+    }
+    command
+}
+
+/// Reads the child's report lines up to "ready", within [`CHILD_TIMEOUT`].
+fn read_report(child: &mut Child) -> Report {
+    let Some(stdout) = child.stdout.take() else {
+        panic!("no stdout from the child");
+    };
+    let (sender, receiver) = mpsc::channel();
+    // The reader drains the pipe to the end: a child whose stdout closed early would fail on
+    // its next write.
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let deadline = Instant::now() + CHILD_TIMEOUT;
+    let mut pairs = Vec::new();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match receiver.recv_timeout(left) {
+            Ok(line) if line == "child: ready" => return Report(pairs),
+            Ok(line) => {
+                if let Some((key, value)) =
+                    line.strip_prefix("child: ").and_then(|l| l.split_once('='))
+                {
+                    pairs.push((key.to_owned(), value.to_owned()));
+                }
+            }
+            Err(_) => {
+                let _ = child.kill();
+                panic!("the child did not report within {CHILD_TIMEOUT:?}: {pairs:?}");
+            }
+        }
+    }
+}
+
+/// Runs a child to its end and returns what it reported.
+fn run_child(set: &[(&str, &str)], unset: &[&str]) -> Report {
+    let mut child = child_command("report", set, unset)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run the child: {e}"));
+    let report = read_report(&mut child);
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert!(status.success(), "the child failed ({status}): {report:?}");
+    report
+}
+
+/// Runs a child that holds its server, SIGKILLs it once it has reported, and returns its pid.
+fn run_child_and_kill(set: &[(&str, &str)]) -> (u32, Report) {
+    let mut child = child_command("hold", set, &["REDIS_URL"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run the child: {e}"));
+    let report = read_report(&mut child);
+    if let Some(error) = report.0.iter().find(|(k, _)| k == "error") {
+        let _ = child.kill();
+        panic!("the child has no server: {}", error.1);
+    }
+    child
+        .kill()
+        .unwrap_or_else(|e| panic!("cannot kill the child: {e}"));
+    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !status.success(),
+        "the child was to be killed, but exited: {status}"
+    );
+    (child.id(), report)
+}
+
+fn loopback_address(url: &str) -> SocketAddr {
+    url.strip_prefix("redis://")
+        .and_then(|address| address.parse().ok())
+        .unwrap_or_else(|| panic!("not a redis://IP:PORT URL: {url}"))
+}
+
+fn wait_until_closed(address: SocketAddr, what: &str) {
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} still answers on {address}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .unwrap_or_else(|e| panic!("no free port: {e}"))
+}

@@ -1,0 +1,62 @@
+//! Every correct lock written differently from the reference passes every
+//! check: the grader judges what a lock does, not how it is written.
+
+use grader::catalogue::variants::ALL;
+use grader::checks::CHECKS;
+use grader::report::Verdict;
+
+fn passes_every_check(name: &str) {
+    let lock = ALL.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("no variant {name:?}"));
+    for check in CHECKS {
+        let verdict = check.run(lock).unwrap_or_else(|e| panic!("{}: {e}", check.name));
+        if let Verdict::Fail(report) = &verdict {
+            panic!("the correct variant {name:?} failed:\n{report}");
+        }
+        assert_eq!(verdict, Verdict::Pass, "{name:?} on {}", check.name);
+    }
+}
+
+#[test]
+fn set_options_and_base64_tokens() {
+    passes_every_check("SetOptions, base64 tokens");
+}
+
+#[test]
+fn px_before_nx_and_uuid_tokens() {
+    passes_every_check("PX before NX, UUID tokens");
+}
+
+#[test]
+fn pxat() {
+    passes_every_check("PXAT");
+}
+
+#[test]
+fn eval_release() {
+    passes_every_check("EVAL, nil-or-OK release");
+}
+
+#[test]
+fn watch_multi_release() {
+    passes_every_check("WATCH/MULTI release");
+}
+
+#[test]
+fn incr_before_set() {
+    passes_every_check("INCR before SET in one script");
+}
+
+#[test]
+fn worded_storage() {
+    passes_every_check("string verdicts from the storage");
+}
+
+#[test]
+fn watch_multi_storage() {
+    passes_every_check("WATCH/MULTI storage");
+}
+
+#[test]
+fn every_variant_has_a_test_above() {
+    assert_eq!(ALL.len(), 8, "a new variant needs its own test in this file");
+}
