@@ -1,1 +1,153 @@
-fn main() {}
+//! How long grading takes, as a table: `cargo bench -p grader`.
+//!
+//! - the whole scenario suite (every check on the reference lock, every
+//!   timeline of the book), including starting Redis, once per way of getting
+//!   Redis (target: under 10 s each);
+//! - the 40 s-pause scenario alone (target: under 100 ms);
+//! - with `-- --cold-build`, the cold build of `cargo test -p exercises` in a
+//!   fresh target directory, which is what a learner waits for first
+//!   (target: under 2.5 min; takes minutes to measure).
+//!
+//! Each suite runs in a child process (this same binary, with `--suite`), so
+//! that Redis is started from scratch and its start-up counts.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use grader::checks::CHECKS;
+use grader::reference::LOCK as REFERENCE;
+use grader::{demos, run, scenario, server};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--suite") {
+        std::process::exit(match suite() {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("{e}");
+                1
+            }
+        });
+    }
+    println!("| measure | how | wall time | target |");
+    println!("|---|---|---|---|");
+    for path in ["process", "container", "url"] {
+        if path == "url" && std::env::var_os("REDIS_URL").is_none() {
+            println!(
+                "| scenario suite, Redis start included | url | (REDIS_URL not set) | < 10 s |"
+            );
+            continue;
+        }
+        let started = Instant::now();
+        let child = Command::new(&args[0])
+            .arg("--suite")
+            .env("GRADER_REDIS", path)
+            .output();
+        let took = started.elapsed();
+        let cell = match child {
+            Ok(out) if out.status.success() => secs(took),
+            Ok(out) => format!(
+                "failed: {}",
+                first_line(&String::from_utf8_lossy(&out.stderr))
+            ),
+            Err(e) => format!("failed: {e}"),
+        };
+        println!("| scenario suite, Redis start included | {path} | {cell} | < 10 s |");
+    }
+    match long_pause() {
+        Ok((median, max)) => println!(
+            "| 40 s pause over a 30 s TTL, one run | median of 20 ({}) | {} (max {}) | < 100 ms |",
+            server_kind(),
+            millis(median),
+            millis(max)
+        ),
+        Err(e) => println!("| 40 s pause over a 30 s TTL, one run | | failed: {e} | < 100 ms |"),
+    }
+    if args.iter().any(|a| a == "--cold-build") {
+        println!(
+            "| cold build of `cargo test -p exercises` | fresh target dir | {} | < 150 s |",
+            cold_build()
+        );
+    }
+}
+
+/// The suite itself, run in the child.
+fn suite() -> Result<(), String> {
+    server::shared().map_err(|e| e.to_string())?;
+    for check in CHECKS {
+        let verdict = check
+            .run(&REFERENCE)
+            .map_err(|e| format!("{}: {e}", check.name))?;
+        if verdict != grader::Verdict::Pass {
+            return Err(format!("{} did not pass on the reference lock", check.name));
+        }
+    }
+    for demo in demos::all() {
+        demo.timeline().map_err(|e| format!("{}: {e}", demo.name))?;
+    }
+    Ok(())
+}
+
+fn long_pause() -> Result<(Duration, Duration), String> {
+    let scenario = scenario::named("long-pause").ok_or("no long-pause scenario")?;
+    run::run(&scenario, &REFERENCE).map_err(|e| e.to_string())?;
+    let mut times: Vec<Duration> = (0..20)
+        .map(|_| {
+            let started = Instant::now();
+            run::run(&scenario, &REFERENCE)
+                .map(|_| started.elapsed())
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    times.sort();
+    Ok((times[times.len() / 2], times[times.len() - 1]))
+}
+
+fn server_kind() -> String {
+    server::shared()
+        .map(|s| s.kind().to_string())
+        .unwrap_or_else(|e| e.to_string())
+}
+
+fn cold_build() -> String {
+    let Ok(target) = std::env::temp_dir()
+        .join(format!("cold-build-{}", std::process::id()))
+        .canonicalize()
+        .or_else(|_| {
+            let dir = std::env::temp_dir().join(format!("cold-build-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).map(|_| dir)
+        })
+    else {
+        return "failed: no temporary directory".into();
+    };
+    let started = Instant::now();
+    let status = Command::new(env!("CARGO"))
+        .args(["test", "-p", "exercises", "--no-run", "--quiet"])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status();
+    let took = started.elapsed();
+    let _ = std::fs::remove_dir_all(&target);
+    match status {
+        Ok(s) if s.success() => secs(took),
+        Ok(s) => format!("failed: {s}"),
+        Err(e) => format!("failed: {e}"),
+    }
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .last()
+        .unwrap_or_default()
+        .chars()
+        .take(160)
+        .collect()
+}

@@ -56,46 +56,185 @@ pub struct Check {
 impl Check {
     /// Runs the check on `lock`.
     pub fn run(&self, lock: &Lock) -> Result<Verdict, GradeError> {
-        (self.run)(&Ctx { check: self.name, lock })
+        (self.run)(&Ctx {
+            check: self.name,
+            lock,
+        })
     }
 }
 
 /// Every check, exercise by exercise.
 pub const CHECKS: &[Check] = &[
-    Check { name: "token::unique", shows: "a thousand tokens are a thousand different tokens", run: token_unique },
-    Check { name: "token::unguessable", shows: "tokens carry about 128 random bits or more", run: token_unguessable },
-    Check { name: "acquire::takes_a_free_lock", shows: "acquire takes a free lock with its token", run: acquire_free },
-    Check { name: "acquire::refuses_a_held_lock", shows: "acquire leaves another holder's lock and TTL alone", run: acquire_held },
-    Check { name: "acquire::sets_the_ttl_in_milliseconds", shows: "a 1.5 s TTL becomes a 1.5 s expiry", run: acquire_ttl },
-    Check { name: "acquire::one_winner_among_three", shows: "three clients racing command by command: one wins", run: acquire_race },
-    Check { name: "acquire::no_lock_without_ttl_after_a_crash", shows: "a crash at any point leaves no immortal lock", run: acquire_crash },
-    Check { name: "acquire::a_crashed_holder_frees_the_lock", shows: "the crashed-holder scenario", run: acquire_crashed_holder },
-    Check { name: "release::releases_its_own_lock", shows: "release deletes the caller's own lock", run: release_own },
-    Check { name: "release::leaves_another_holders_lock", shows: "release leaves another client's lock alone", run: release_other },
-    Check { name: "release::never_deletes_a_lock_that_changed_hands", shows: "the lock changes hands at any point: release spares it", run: release_probe },
-    Check { name: "release::slow_job", shows: "the slow-job scenario: A releases after its lock expired", run: release_slow_job },
-    Check { name: "fencing::grants_a_token", shows: "a free lock comes with the next fencing token", run: fencing_grant },
-    Check { name: "fencing::denied_while_held", shows: "a held lock gives no token and stays as it is", run: fencing_denied },
-    Check { name: "fencing::sets_the_ttl_in_milliseconds", shows: "a 1.5 s TTL becomes a 1.5 s expiry", run: fencing_ttl },
-    Check { name: "fencing::tokens_grow_with_every_grant", shows: "grant after grant, the token grows", run: fencing_grow },
-    Check { name: "fencing::lock_and_token_in_one_step", shows: "the lock changes hands at any point: the newest grant has the largest token", run: fencing_probe },
-    Check { name: "fencing::gc_pause_fenced", shows: "the GC-pause scenario with your fenced acquire", run: |c| scenario_check(c, "gc-pause-fenced", only_fencing(c.lock)) },
-    Check { name: "storage::accepts_newer_and_equal_tokens", shows: "33, 33 again, then 34: all accepted", run: storage_accepts },
-    Check { name: "storage::rejects_an_older_token", shows: "34, then 33: refused", run: storage_rejects },
-    Check { name: "storage::remembers_the_highest_token", shows: "the row's fence field follows the highest token", run: storage_remembers },
-    Check { name: "storage::fences_reads", shows: "a read with 34 fences off 33", run: storage_reads },
-    Check { name: "storage::checks_and_writes_in_one_step", shows: "a newer write lands at any point: the stale one never overwrites it", run: storage_probe },
-    Check { name: "storage::fenced_reads", shows: "the fenced-reads scenario with your storage", run: |c| scenario_check(c, "fenced-reads", only_storage(c.lock)) },
-    Check { name: "storage::long_pause_fenced", shows: "the 40 s pause with your storage", run: |c| scenario_check(c, "long-pause-fenced", only_storage(c.lock)) },
-    Check { name: "scenarios::normal_run", shows: "three jobs, counter 3", run: |c| scenario_check(c, "normal-run", *c.lock) },
-    Check { name: "scenarios::race", shows: "three clients at the same instant", run: |c| scenario_check(c, "race", *c.lock) },
-    Check { name: "scenarios::gc_pause", shows: "A freezes past its TTL; no fencing", run: |c| scenario_check(c, "gc-pause", *c.lock) },
-    Check { name: "scenarios::gc_pause_fenced", shows: "the same pause with fencing: A's write rejected", run: |c| scenario_check(c, "gc-pause-fenced", *c.lock) },
-    Check { name: "scenarios::fenced_reads", shows: "B's fenced read fences A off", run: |c| scenario_check(c, "fenced-reads", *c.lock) },
-    Check { name: "scenarios::slow_job", shows: "a 12 s job over a 10 s TTL", run: |c| scenario_check(c, "slow-job", *c.lock) },
-    Check { name: "scenarios::long_pause", shows: "a 40 s pause over a 30 s TTL", run: |c| scenario_check(c, "long-pause", *c.lock) },
-    Check { name: "scenarios::long_pause_fenced", shows: "the 40 s pause with fencing", run: |c| scenario_check(c, "long-pause-fenced", *c.lock) },
-    Check { name: "scenarios::crashed_holder", shows: "the holder crashes; its lock frees itself", run: |c| scenario_check(c, "crashed-holder", *c.lock) },
+    Check {
+        name: "token::unique",
+        shows: "a thousand tokens are a thousand different tokens",
+        run: token_unique,
+    },
+    Check {
+        name: "token::unguessable",
+        shows: "tokens carry about 128 random bits or more",
+        run: token_unguessable,
+    },
+    Check {
+        name: "acquire::takes_a_free_lock",
+        shows: "acquire takes a free lock with its token",
+        run: acquire_free,
+    },
+    Check {
+        name: "acquire::refuses_a_held_lock",
+        shows: "acquire leaves another holder's lock and TTL alone",
+        run: acquire_held,
+    },
+    Check {
+        name: "acquire::sets_the_ttl_in_milliseconds",
+        shows: "a 1.5 s TTL becomes a 1.5 s expiry",
+        run: acquire_ttl,
+    },
+    Check {
+        name: "acquire::one_winner_among_three",
+        shows: "three clients racing command by command: one wins",
+        run: acquire_race,
+    },
+    Check {
+        name: "acquire::no_lock_without_ttl_after_a_crash",
+        shows: "a crash at any point leaves no immortal lock",
+        run: acquire_crash,
+    },
+    Check {
+        name: "acquire::a_crashed_holder_frees_the_lock",
+        shows: "the crashed-holder scenario",
+        run: acquire_crashed_holder,
+    },
+    Check {
+        name: "release::releases_its_own_lock",
+        shows: "release deletes the caller's own lock",
+        run: release_own,
+    },
+    Check {
+        name: "release::leaves_another_holders_lock",
+        shows: "release leaves another client's lock alone",
+        run: release_other,
+    },
+    Check {
+        name: "release::never_deletes_a_lock_that_changed_hands",
+        shows: "the lock changes hands at any point: release spares it",
+        run: release_probe,
+    },
+    Check {
+        name: "release::slow_job",
+        shows: "the slow-job scenario: A releases after its lock expired",
+        run: release_slow_job,
+    },
+    Check {
+        name: "fencing::grants_a_token",
+        shows: "a free lock comes with the next fencing token",
+        run: fencing_grant,
+    },
+    Check {
+        name: "fencing::denied_while_held",
+        shows: "a held lock gives no token and stays as it is",
+        run: fencing_denied,
+    },
+    Check {
+        name: "fencing::sets_the_ttl_in_milliseconds",
+        shows: "a 1.5 s TTL becomes a 1.5 s expiry",
+        run: fencing_ttl,
+    },
+    Check {
+        name: "fencing::tokens_grow_with_every_grant",
+        shows: "grant after grant, the token grows",
+        run: fencing_grow,
+    },
+    Check {
+        name: "fencing::lock_and_token_in_one_step",
+        shows: "the lock changes hands at any point: the newest grant has the largest token",
+        run: fencing_probe,
+    },
+    Check {
+        name: "fencing::gc_pause_fenced",
+        shows: "the GC-pause scenario with your fenced acquire",
+        run: |c| scenario_check(c, "gc-pause-fenced", only_fencing(c.lock)),
+    },
+    Check {
+        name: "storage::accepts_newer_and_equal_tokens",
+        shows: "33, 33 again, then 34: all accepted",
+        run: storage_accepts,
+    },
+    Check {
+        name: "storage::rejects_an_older_token",
+        shows: "34, then 33: refused",
+        run: storage_rejects,
+    },
+    Check {
+        name: "storage::remembers_the_highest_token",
+        shows: "the row's fence field follows the highest token",
+        run: storage_remembers,
+    },
+    Check {
+        name: "storage::fences_reads",
+        shows: "a read with 34 fences off 33",
+        run: storage_reads,
+    },
+    Check {
+        name: "storage::checks_and_writes_in_one_step",
+        shows: "a newer write lands at any point: the stale one never overwrites it",
+        run: storage_probe,
+    },
+    Check {
+        name: "storage::fenced_reads",
+        shows: "the fenced-reads scenario with your storage",
+        run: |c| scenario_check(c, "fenced-reads", only_storage(c.lock)),
+    },
+    Check {
+        name: "storage::long_pause_fenced",
+        shows: "the 40 s pause with your storage",
+        run: |c| scenario_check(c, "long-pause-fenced", only_storage(c.lock)),
+    },
+    Check {
+        name: "scenarios::normal_run",
+        shows: "three jobs, counter 3",
+        run: |c| scenario_check(c, "normal-run", *c.lock),
+    },
+    Check {
+        name: "scenarios::race",
+        shows: "three clients at the same instant",
+        run: |c| scenario_check(c, "race", *c.lock),
+    },
+    Check {
+        name: "scenarios::gc_pause",
+        shows: "A freezes past its TTL; no fencing",
+        run: |c| scenario_check(c, "gc-pause", *c.lock),
+    },
+    Check {
+        name: "scenarios::gc_pause_fenced",
+        shows: "the same pause with fencing: A's write rejected",
+        run: |c| scenario_check(c, "gc-pause-fenced", *c.lock),
+    },
+    Check {
+        name: "scenarios::fenced_reads",
+        shows: "B's fenced read fences A off",
+        run: |c| scenario_check(c, "fenced-reads", *c.lock),
+    },
+    Check {
+        name: "scenarios::slow_job",
+        shows: "a 12 s job over a 10 s TTL",
+        run: |c| scenario_check(c, "slow-job", *c.lock),
+    },
+    Check {
+        name: "scenarios::long_pause",
+        shows: "a 40 s pause over a 30 s TTL",
+        run: |c| scenario_check(c, "long-pause", *c.lock),
+    },
+    Check {
+        name: "scenarios::long_pause_fenced",
+        shows: "the 40 s pause with fencing",
+        run: |c| scenario_check(c, "long-pause-fenced", *c.lock),
+    },
+    Check {
+        name: "scenarios::crashed_holder",
+        shows: "the holder crashes; its lock frees itself",
+        run: |c| scenario_check(c, "crashed-holder", *c.lock),
+    },
 ];
 
 /// The check called `name`.
@@ -108,16 +247,33 @@ pub fn named(name: &str) -> Option<&'static Check> {
 /// The lock under test for one exercise: its functions for that exercise,
 /// the reference for the rest.
 fn only_acquire(lock: &Lock) -> Lock {
-    Lock { name: lock.name, acquire: lock.acquire, ..REFERENCE }
+    Lock {
+        name: lock.name,
+        acquire: lock.acquire,
+        ..REFERENCE
+    }
 }
 fn only_release(lock: &Lock) -> Lock {
-    Lock { name: lock.name, release: lock.release, ..REFERENCE }
+    Lock {
+        name: lock.name,
+        release: lock.release,
+        ..REFERENCE
+    }
 }
 fn only_fencing(lock: &Lock) -> Lock {
-    Lock { name: lock.name, acquire_fenced: lock.acquire_fenced, ..REFERENCE }
+    Lock {
+        name: lock.name,
+        acquire_fenced: lock.acquire_fenced,
+        ..REFERENCE
+    }
 }
 fn only_storage(lock: &Lock) -> Lock {
-    Lock { name: lock.name, fenced_write: lock.fenced_write, fenced_read: lock.fenced_read, ..REFERENCE }
+    Lock {
+        name: lock.name,
+        fenced_write: lock.fenced_write,
+        fenced_read: lock.fenced_read,
+        ..REFERENCE
+    }
 }
 
 /// A world with one client wire, for direct calls.
@@ -145,11 +301,22 @@ impl Bench {
         f: impl FnOnce(&mut Wire) -> redis::RedisResult<T> + Send + 'static,
     ) -> Result<(T, Vec<crate::wire::Step>), Verdict> {
         let Some(wire) = self.wire.take() else {
-            let failure = Failure::Error { message: "the connection was lost".into() };
-            return Err(Verdict::Fail(Box::new(Report::failed(ctx.check, ctx.lock.name, function, failure, vec![]))));
+            let failure = Failure::Error {
+                message: "the connection was lost".into(),
+            };
+            return Err(Verdict::Fail(Box::new(Report::failed(
+                ctx.check,
+                ctx.lock.name,
+                function,
+                failure,
+                vec![],
+            ))));
         };
         let (wire, outcome) = sandbox::call(wire, f);
-        let steps = wire.as_ref().map(|w| w.steps().to_vec()).unwrap_or_default();
+        let steps = wire
+            .as_ref()
+            .map(|w| w.steps().to_vec())
+            .unwrap_or_default();
         self.wire = wire;
         match outcome {
             Ok(v) => Ok((v, steps)),
@@ -159,19 +326,44 @@ impl Bench {
 }
 
 /// The verdict for a function that failed.
-fn failed(ctx: &Ctx<'_>, function: &'static str, failure: Failure, steps: &[crate::wire::Step]) -> Verdict {
+fn failed(
+    ctx: &Ctx<'_>,
+    function: &'static str,
+    failure: Failure,
+    steps: &[crate::wire::Step],
+) -> Verdict {
     match failure {
         Failure::NotStarted { message } => Verdict::NotStarted { function, message },
         failure => {
-            let evidence = if steps.is_empty() { vec![] } else { vec![trace("A", function, steps)] };
-            Verdict::Fail(Box::new(Report::failed(ctx.check, ctx.lock.name, function, failure, evidence)))
+            let evidence = if steps.is_empty() {
+                vec![]
+            } else {
+                vec![trace("A", function, steps)]
+            };
+            Verdict::Fail(Box::new(Report::failed(
+                ctx.check,
+                ctx.lock.name,
+                function,
+                failure,
+                evidence,
+            )))
         }
     }
 }
 
 /// The verdict for a broken rule, with the call's trace.
-fn broken(ctx: &Ctx<'_>, function: &str, violation: Violation, steps: &[crate::wire::Step]) -> Verdict {
-    Verdict::Fail(Box::new(Report::broken(ctx.check, ctx.lock.name, violation, vec![trace("A", function, steps)])))
+fn broken(
+    ctx: &Ctx<'_>,
+    function: &str,
+    violation: Violation,
+    steps: &[crate::wire::Step],
+) -> Verdict {
+    Verdict::Fail(Box::new(Report::broken(
+        ctx.check,
+        ctx.lock.name,
+        violation,
+        vec![trace("A", function, steps)],
+    )))
 }
 
 /// Turns `Err(verdict)` into an early return of that verdict.
@@ -210,7 +402,11 @@ fn nothing(_: &mut World) -> Result<(), GradeError> {
 }
 
 /// The TTL the lock key got, compared with the one asked for.
-fn ttl_violation(world: &mut World, asked: Duration, function: &str) -> Result<Option<Violation>, GradeError> {
+fn ttl_violation(
+    world: &mut World,
+    asked: Duration,
+    function: &str,
+) -> Result<Option<Violation>, GradeError> {
     let now = world.now_ms();
     let asked_ms = asked.as_millis() as u64;
     Ok(match world.lock_expiry()? {
@@ -224,7 +420,11 @@ fn ttl_violation(world: &mut World, asked: Duration, function: &str) -> Result<O
                 at - now
             ),
         )),
-        Expiry::Never => Some(Violation::at(Property::LockHasTtl, now, format!("after {function}, the lock key has no TTL"))),
+        Expiry::Never => Some(Violation::at(
+            Property::LockHasTtl,
+            now,
+            format!("after {function}, the lock key has no TTL"),
+        )),
         Expiry::Missing => None,
     })
 }
@@ -234,7 +434,8 @@ fn ttl_violation(world: &mut World, asked: Duration, function: &str) -> Result<O
 /// A thousand tokens, drawn in one isolated call.
 fn thousand_tokens(ctx: &Ctx<'_>) -> Result<Vec<String>, Verdict> {
     let new_token = ctx.lock.new_token;
-    sandbox::isolated(move || (0..1000).map(|_| new_token()).collect::<Vec<_>>()).map_err(|f| failed(ctx, "new_token", f, &[]))
+    sandbox::isolated(move || (0..1000).map(|_| new_token()).collect::<Vec<_>>())
+        .map_err(|f| failed(ctx, "new_token", f, &[]))
 }
 
 fn token_unique(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -242,8 +443,16 @@ fn token_unique(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut seen = HashSet::new();
     let repeated: Vec<&String> = tokens.iter().filter(|t| !seen.insert(*t)).collect();
     if let Some(first) = repeated.first() {
-        let what = format!("of 1000 tokens, {} repeated an earlier one (e.g. {first:?})", repeated.len());
-        return Ok(Verdict::Fail(Box::new(Report::broken(ctx.check, ctx.lock.name, Violation::anytime(Property::TokensUnique, what), vec![]))));
+        let what = format!(
+            "of 1000 tokens, {} repeated an earlier one (e.g. {first:?})",
+            repeated.len()
+        );
+        return Ok(Verdict::Fail(Box::new(Report::broken(
+            ctx.check,
+            ctx.lock.name,
+            Violation::anytime(Property::TokensUnique, what),
+            vec![],
+        ))));
     }
     Ok(Verdict::Pass)
 }
@@ -270,8 +479,15 @@ fn token_unguessable(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let bits = estimated_bits(&tokens);
     if bits < MIN_TOKEN_BITS {
         let sample = tokens.first().cloned().unwrap_or_default();
-        let what = format!("your tokens (such as {sample:?}) vary in only about {bits:.0} bits from one draw to the next");
-        return Ok(Verdict::Fail(Box::new(Report::broken(ctx.check, ctx.lock.name, Violation::anytime(Property::TokensUnguessable, what), vec![]))));
+        let what = format!(
+            "your tokens (such as {sample:?}) vary in only about {bits:.0} bits from one draw to the next"
+        );
+        return Ok(Verdict::Fail(Box::new(Report::broken(
+            ctx.check,
+            ctx.lock.name,
+            Violation::anytime(Property::TokensUnguessable, what),
+            vec![],
+        ))));
     }
     Ok(Verdict::Pass)
 }
@@ -281,16 +497,24 @@ fn token_unguessable(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 fn acquire_free(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     let (key, acquire) = (bench.world().keys.lock.clone(), ctx.lock.acquire);
-    let (granted, steps) = called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, TTL)));
+    let (granted, steps) =
+        called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, TTL)));
     let value = bench.world().lock_value()?;
     let what = match (granted, value.as_deref()) {
         (true, Some(TOKEN_A)) => None,
         (false, _) => Some("acquire returned false on a free lock".to_string()),
         (true, None) => Some("acquire returned true, but the lock key does not exist".to_string()),
-        (true, Some(other)) => Some(format!("acquire returned true, but the lock key holds {other:?} instead of the token {TOKEN_A:?}")),
+        (true, Some(other)) => Some(format!(
+            "acquire returned true, but the lock key holds {other:?} instead of the token {TOKEN_A:?}"
+        )),
     };
     if let Some(what) = what {
-        return Ok(broken(ctx, "acquire", Violation::at(Property::AcquireTakesFreeLock, 0, what), &steps));
+        return Ok(broken(
+            ctx,
+            "acquire",
+            Violation::at(Property::AcquireTakesFreeLock, 0, what),
+            &steps,
+        ));
     }
     if let Some(v) = ttl_violation(&mut bench.world(), TTL, "acquire")? {
         return Ok(broken(ctx, "acquire", v, &steps));
@@ -304,21 +528,29 @@ fn acquire_held(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     bench.world().advance_by(3000)?;
     let before = bench.world().lock_expiry()?;
     let (key, acquire) = (bench.world().keys.lock.clone(), ctx.lock.acquire);
-    let (granted, steps) = called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, TTL)));
+    let (granted, steps) =
+        called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, TTL)));
     let value = bench.world().lock_value()?;
     let after = bench.world().lock_expiry()?;
     let now = bench.world().now_ms();
     let what = if granted {
         Some("B holds the lock, and A's acquire returned true".to_string())
     } else if value.as_deref() != Some(TOKEN_B) {
-        Some(format!("B holds the lock, and after A's acquire the key holds {value:?}"))
+        Some(format!(
+            "B holds the lock, and after A's acquire the key holds {value:?}"
+        ))
     } else if after != before {
         Some("B holds the lock, and A's failed acquire reset its TTL: a crashed holder's lock would never expire while others keep trying".to_string())
     } else {
         None
     };
     match what {
-        Some(what) => Ok(broken(ctx, "acquire", Violation::at(Property::AcquireRespectsHolder, now, what), &steps)),
+        Some(what) => Ok(broken(
+            ctx,
+            "acquire",
+            Violation::at(Property::AcquireRespectsHolder, now, what),
+            &steps,
+        )),
         None => Ok(Verdict::Pass),
     }
 }
@@ -326,9 +558,14 @@ fn acquire_held(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 fn acquire_ttl(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     let (key, acquire) = (bench.world().keys.lock.clone(), ctx.lock.acquire);
-    let (granted, steps) = called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, ODD_TTL)));
+    let (granted, steps) =
+        called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, ODD_TTL)));
     if !granted {
-        let v = Violation::at(Property::AcquireTakesFreeLock, 0, "acquire returned false on a free lock");
+        let v = Violation::at(
+            Property::AcquireTakesFreeLock,
+            0,
+            "acquire returned false on a free lock",
+        );
         return Ok(broken(ctx, "acquire", v, &steps));
     }
     match ttl_violation(&mut bench.world(), ODD_TTL, "acquire")? {
@@ -381,9 +618,17 @@ fn release_own(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let (deleted, steps) = called!(bench.call(ctx, "release", move |w| release(w, &key, TOKEN_A)));
     let value = bench.world().lock_value()?;
     let violation = if value.is_some() {
-        Some(Violation::at(Property::ReleaseFreesOwnLock, 0, "A released its own lock, and the key is still there"))
+        Some(Violation::at(
+            Property::ReleaseFreesOwnLock,
+            0,
+            "A released its own lock, and the key is still there",
+        ))
     } else if !deleted {
-        Some(Violation::at(Property::ReleaseTellsTruth, 0, "A's release deleted its lock but returned false"))
+        Some(Violation::at(
+            Property::ReleaseTellsTruth,
+            0,
+            "A's release deleted its lock but returned false",
+        ))
     } else {
         None
     };
@@ -397,9 +642,17 @@ fn release_other(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let (deleted, steps) = called!(bench.call(ctx, "release", move |w| release(w, &key, TOKEN_A)));
     let value = bench.world().lock_value()?;
     let violation = if value.as_deref() != Some(TOKEN_B) {
-        Some(Violation::at(Property::ReleaseSparesOthers, 0, "B holds the lock, and A's release deleted it"))
+        Some(Violation::at(
+            Property::ReleaseSparesOthers,
+            0,
+            "B holds the lock, and A's release deleted it",
+        ))
     } else if deleted {
-        Some(Violation::at(Property::ReleaseTellsTruth, 0, "A's release returned true, but the lock was B's and is still there"))
+        Some(Violation::at(
+            Property::ReleaseTellsTruth,
+            0,
+            "A's release returned true, but the lock was B's and is still there",
+        ))
     } else {
         None
     };
@@ -413,7 +666,12 @@ fn expire_and_let_b_in(world: &mut World) -> Result<String, GradeError> {
         world.advance_to(at)?;
     }
     b_holds(world)?;
-    Ok(if held_by_a { "here A's lock expired, and B took the lock" } else { "here B took the lock" }.to_string())
+    Ok(if held_by_a {
+        "here A's lock expired, and B took the lock"
+    } else {
+        "here B took the lock"
+    }
+    .to_string())
 }
 
 fn release_probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -430,8 +688,15 @@ fn release_probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
         intervention: || Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in(world)?))),
         judge: |a: Attempt<'_, bool>| {
             let now = a.world.now_ms();
-            Ok((a.world.lock_value()?.as_deref() != Some(TOKEN_B))
-                .then(|| Violation::at(Property::ReleaseSparesOthers, now, "A's release deleted B's lock")))
+            Ok(
+                (a.world.lock_value()?.as_deref() != Some(TOKEN_B)).then(|| {
+                    Violation::at(
+                        Property::ReleaseSparesOthers,
+                        now,
+                        "A's release deleted B's lock",
+                    )
+                }),
+            )
         },
     }
     .run()
@@ -447,22 +712,38 @@ fn fencing_grant(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     let keys = bench.world().keys.clone();
     let acquire = ctx.lock.acquire_fenced;
-    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(w, &keys.lock, &keys.fence, TOKEN_A, TTL)));
+    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
+        w,
+        &keys.lock,
+        &keys.fence,
+        TOKEN_A,
+        TTL
+    )));
     let value = bench.world().lock_value()?;
     let what = match (token, value.as_deref()) {
         (Some(t), Some(TOKEN_A)) if t > FIRST_FENCE_COUNTER => None,
         (Some(t), Some(TOKEN_A)) => Some((
             Property::TokensGrow,
-            format!("the fence counter stood at {FIRST_FENCE_COUNTER}, and the grant came with token {t}"),
+            format!(
+                "the fence counter stood at {FIRST_FENCE_COUNTER}, and the grant came with token {t}"
+            ),
         )),
-        (None, _) => Some((Property::AcquireTakesFreeLock, "acquire_fenced returned None on a free lock".to_string())),
+        (None, _) => Some((
+            Property::AcquireTakesFreeLock,
+            "acquire_fenced returned None on a free lock".to_string(),
+        )),
         (Some(_), other) => Some((
             Property::AcquireTakesFreeLock,
             format!("acquire_fenced returned a token, but the lock key holds {other:?}"),
         )),
     };
     if let Some((property, what)) = what {
-        return Ok(broken(ctx, "acquire_fenced", Violation::at(property, 0, what), &steps));
+        return Ok(broken(
+            ctx,
+            "acquire_fenced",
+            Violation::at(property, 0, what),
+            &steps,
+        ));
     }
     if let Some(v) = ttl_violation(&mut bench.world(), TTL, "acquire_fenced")? {
         return Ok(broken(ctx, "acquire_fenced", v, &steps));
@@ -477,29 +758,61 @@ fn fencing_denied(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let before = bench.world().lock_expiry()?;
     let keys = bench.world().keys.clone();
     let acquire = ctx.lock.acquire_fenced;
-    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(w, &keys.lock, &keys.fence, TOKEN_A, TTL)));
+    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
+        w,
+        &keys.lock,
+        &keys.fence,
+        TOKEN_A,
+        TTL
+    )));
     let value = bench.world().lock_value()?;
     let after = bench.world().lock_expiry()?;
     let now = bench.world().now_ms();
     let what = match token {
-        Some(t) => Some(format!("B holds the lock, and A's acquire_fenced returned token {t}")),
-        None if value.as_deref() != Some(TOKEN_B) => Some(format!("B holds the lock, and after A's acquire_fenced the key holds {value:?}")),
-        None if after != before => Some("B holds the lock, and A's failed acquire_fenced reset its TTL".to_string()),
+        Some(t) => Some(format!(
+            "B holds the lock, and A's acquire_fenced returned token {t}"
+        )),
+        None if value.as_deref() != Some(TOKEN_B) => Some(format!(
+            "B holds the lock, and after A's acquire_fenced the key holds {value:?}"
+        )),
+        None if after != before => {
+            Some("B holds the lock, and A's failed acquire_fenced reset its TTL".to_string())
+        }
         None => None,
     };
-    Ok(what.map_or(Verdict::Pass, |w| broken(ctx, "acquire_fenced", Violation::at(Property::AcquireRespectsHolder, now, w), &steps)))
+    Ok(what.map_or(Verdict::Pass, |w| {
+        broken(
+            ctx,
+            "acquire_fenced",
+            Violation::at(Property::AcquireRespectsHolder, now, w),
+            &steps,
+        )
+    }))
 }
 
 fn fencing_ttl(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     let keys = bench.world().keys.clone();
     let acquire = ctx.lock.acquire_fenced;
-    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(w, &keys.lock, &keys.fence, TOKEN_A, ODD_TTL)));
+    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
+        w,
+        &keys.lock,
+        &keys.fence,
+        TOKEN_A,
+        ODD_TTL
+    )));
     if token.is_none() {
-        let v = Violation::at(Property::AcquireTakesFreeLock, 0, "acquire_fenced returned None on a free lock");
+        let v = Violation::at(
+            Property::AcquireTakesFreeLock,
+            0,
+            "acquire_fenced returned None on a free lock",
+        );
         return Ok(broken(ctx, "acquire_fenced", v, &steps));
     }
-    Ok(ttl_violation(&mut bench.world(), ODD_TTL, "acquire_fenced")?.map_or(Verdict::Pass, |v| broken(ctx, "acquire_fenced", v, &steps)))
+    Ok(
+        ttl_violation(&mut bench.world(), ODD_TTL, "acquire_fenced")?
+            .map_or(Verdict::Pass, |v| broken(ctx, "acquire_fenced", v, &steps)),
+    )
 }
 
 fn fencing_grow(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -508,18 +821,39 @@ fn fencing_grow(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut last: Option<u64> = None;
     // Four grants: the first on a free lock, the others each after the
     // previous holder's lock expired.
-    for (round, token) in ["token-1", "token-2", "token-3", "token-4"].into_iter().enumerate() {
+    for (round, token) in ["token-1", "token-2", "token-3", "token-4"]
+        .into_iter()
+        .enumerate()
+    {
         let keys = bench.world().keys.clone();
-        let (granted, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(w, &keys.lock, &keys.fence, token, TTL)));
+        let (granted, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
+            w,
+            &keys.lock,
+            &keys.fence,
+            token,
+            TTL
+        )));
         let now = bench.world().now_ms();
         match (granted, last) {
             (None, _) => {
-                let v = Violation::at(Property::AcquireTakesFreeLock, now, format!("grant {} of a free lock returned None", round + 1));
+                let v = Violation::at(
+                    Property::AcquireTakesFreeLock,
+                    now,
+                    format!("grant {} of a free lock returned None", round + 1),
+                );
                 return Ok(broken(ctx, "acquire_fenced", v, &steps));
             }
             (Some(t), Some(before)) if t <= before => {
-                let what = format!("grant {} came with token {t}, after a grant with token {before}", round + 1);
-                return Ok(broken(ctx, "acquire_fenced", Violation::at(Property::TokensGrow, now, what), &steps));
+                let what = format!(
+                    "grant {} came with token {t}, after a grant with token {before}",
+                    round + 1
+                );
+                return Ok(broken(
+                    ctx,
+                    "acquire_fenced",
+                    Violation::at(Property::TokensGrow, now, what),
+                    &steps,
+                ));
             }
             (Some(t), _) => last = Some(t),
         }
@@ -544,8 +878,12 @@ fn fencing_probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     };
     // B gets in and keeps the lock; or B gets in and its lock expires too, so
     // that A may still find the lock free afterwards.
-    let b_keeps = || -> crate::wire::Action { Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in_fenced(world, false)?))) };
-    let b_expires = || -> crate::wire::Action { Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in_fenced(world, true)?))) };
+    let b_keeps = || -> crate::wire::Action {
+        Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in_fenced(world, false)?)))
+    };
+    let b_expires = || -> crate::wire::Action {
+        Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in_fenced(world, true)?)))
+    };
     match probe(b_keeps).run()? {
         Verdict::Pass => probe(b_expires).run(),
         other => Ok(other),
@@ -560,13 +898,21 @@ fn expire_and_let_b_in_fenced(world: &mut World, then_expires: bool) -> Result<S
         world.advance_to(at)?;
     }
     let keys = world.keys.clone();
-    let token = reference::fencing::acquire_fenced(world.con(), &keys.lock, &keys.fence, TOKEN_B, TTL)?;
+    let token =
+        reference::fencing::acquire_fenced(world.con(), &keys.lock, &keys.fence, TOKEN_B, TTL)?;
     world.settle()?;
     if let Some(t) = token {
         world.memo.insert(B_TOKEN, t);
     }
-    let mut what = if held_by_a { "here A's lock expired, and B".to_string() } else { "here B".to_string() };
-    what.push_str(&format!(" took the lock with token {}", token.map_or("?".into(), |t| t.to_string())));
+    let mut what = if held_by_a {
+        "here A's lock expired, and B".to_string()
+    } else {
+        "here B".to_string()
+    };
+    what.push_str(&format!(
+        " took the lock with token {}",
+        token.map_or("?".into(), |t| t.to_string())
+    ));
     if then_expires {
         world.advance_by(TTL.as_millis() as u64)?;
         what.push_str(", and B's lock expired in turn");
@@ -581,7 +927,8 @@ const B_TOKEN: &str = "B's fencing token";
 /// there at the end, A was granted after B; if not, A's grant (if it got one)
 /// came first and must be smaller than B's.
 fn judge_fence_order(a: Attempt<'_, Option<u64>>) -> Result<Option<Violation>, GradeError> {
-    let (Some(Some(a_token)), Some(&b_token)) = (a.value.copied(), a.world.memo.get(B_TOKEN)) else {
+    let (Some(Some(a_token)), Some(&b_token)) = (a.value.copied(), a.world.memo.get(B_TOKEN))
+    else {
         return Ok(None);
     };
     let now = a.world.now_ms();
@@ -612,24 +959,54 @@ fn storage_sequence(ctx: &Ctx<'_>, writes: &[(u64, i64, bool)]) -> Result<Verdic
     let mut highest = 0;
     for &(token, value, expect) in writes {
         let (row, write) = (bench.world().keys.row.clone(), ctx.lock.fenced_write);
-        let (accepted, steps) = called!(bench.call(ctx, "fenced_write", move |w| write(w, &row, token, value)));
+        let (accepted, steps) =
+            called!(bench.call(ctx, "fenced_write", move |w| write(w, &row, token, value)));
         if accepted != expect {
             let (property, what) = if expect {
-                (Property::EqualTokensAccepted, format!("after token {highest}, a write with token {token} was refused"))
+                (
+                    Property::EqualTokensAccepted,
+                    format!("after token {highest}, a write with token {token} was refused"),
+                )
             } else {
-                (Property::StaleRequestsRejected, format!("after token {highest}, a write with the older token {token} was accepted"))
+                (
+                    Property::StaleRequestsRejected,
+                    format!(
+                        "after token {highest}, a write with the older token {token} was accepted"
+                    ),
+                )
             };
-            return Ok(broken(ctx, "fenced_write", Violation::anytime(property, what), &steps));
+            return Ok(broken(
+                ctx,
+                "fenced_write",
+                Violation::anytime(property, what),
+                &steps,
+            ));
         }
         highest = highest.max(token);
         let row = bench.world().row()?;
         if accepted && row.value != value {
-            let what = format!("the write with token {token} was accepted, but the row's value is {} instead of {value}", row.value);
-            return Ok(broken(ctx, "fenced_write", Violation::anytime(Property::EqualTokensAccepted, what), &steps));
+            let what = format!(
+                "the write with token {token} was accepted, but the row's value is {} instead of {value}",
+                row.value
+            );
+            return Ok(broken(
+                ctx,
+                "fenced_write",
+                Violation::anytime(Property::EqualTokensAccepted, what),
+                &steps,
+            ));
         }
         if row.fence != highest {
-            let what = format!("after a write with token {token}, the row's `fence` field holds {} instead of {highest}", row.fence);
-            return Ok(broken(ctx, "fenced_write", Violation::anytime(Property::StorageRemembersHighest, what), &steps));
+            let what = format!(
+                "after a write with token {token}, the row's `fence` field holds {} instead of {highest}",
+                row.fence
+            );
+            return Ok(broken(
+                ctx,
+                "fenced_write",
+                Violation::anytime(Property::StorageRemembersHighest, what),
+                &steps,
+            ));
         }
     }
     Ok(Verdict::Pass)
@@ -644,33 +1021,62 @@ fn storage_rejects(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 }
 
 fn storage_remembers(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    storage_sequence(ctx, &[(34, 1, true), (35, 2, true), (33, 3, false), (34, 4, false)])
+    storage_sequence(
+        ctx,
+        &[(34, 1, true), (35, 2, true), (33, 3, false), (34, 4, false)],
+    )
 }
 
 fn storage_reads(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
-    let (row, read, write) = (bench.world().keys.row.clone(), ctx.lock.fenced_read, ctx.lock.fenced_write);
+    let (row, read, write) = (
+        bench.world().keys.row.clone(),
+        ctx.lock.fenced_read,
+        ctx.lock.fenced_write,
+    );
     let r = row.clone();
     let (first, steps) = called!(bench.call(ctx, "fenced_read", move |w| read(w, &r, 34)));
     if first != Some(0) {
-        let what = format!("a read with token 34 of a fresh row returned {first:?} instead of Some(0)");
-        return Ok(broken(ctx, "fenced_read", Violation::anytime(Property::EqualTokensAccepted, what), &steps));
+        let what =
+            format!("a read with token 34 of a fresh row returned {first:?} instead of Some(0)");
+        return Ok(broken(
+            ctx,
+            "fenced_read",
+            Violation::anytime(Property::EqualTokensAccepted, what),
+            &steps,
+        ));
     }
     let fence = bench.world().row()?.fence;
     if fence != 34 {
         let what = format!("after a read with token 34, the row's `fence` field holds {fence}");
-        return Ok(broken(ctx, "fenced_read", Violation::anytime(Property::StorageRemembersHighest, what), &steps));
+        return Ok(broken(
+            ctx,
+            "fenced_read",
+            Violation::anytime(Property::StorageRemembersHighest, what),
+            &steps,
+        ));
     }
     let r = row.clone();
     let (stale, steps) = called!(bench.call(ctx, "fenced_read", move |w| read(w, &r, 33)));
     if stale.is_some() {
         let what = "after a read with token 34, a read with token 33 was answered".to_string();
-        return Ok(broken(ctx, "fenced_read", Violation::anytime(Property::StaleRequestsRejected, what), &steps));
+        return Ok(broken(
+            ctx,
+            "fenced_read",
+            Violation::anytime(Property::StaleRequestsRejected, what),
+            &steps,
+        ));
     }
-    let (accepted, steps) = called!(bench.call(ctx, "fenced_write", move |w| write(w, &row, 33, 1)));
+    let (accepted, steps) =
+        called!(bench.call(ctx, "fenced_write", move |w| write(w, &row, 33, 1)));
     if accepted {
         let what = "after a read with token 34, a write with token 33 was accepted".to_string();
-        return Ok(broken(ctx, "fenced_write", Violation::anytime(Property::StaleRequestsRejected, what), &steps));
+        return Ok(broken(
+            ctx,
+            "fenced_write",
+            Violation::anytime(Property::StaleRequestsRejected, what),
+            &steps,
+        ));
     }
     Ok(Verdict::Pass)
 }
@@ -720,24 +1126,44 @@ fn storage_probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 /// reference lock's run.
 fn scenario_check(ctx: &Ctx<'_>, name: &str, lock: Lock) -> Result<Verdict, GradeError> {
     let Some(scenario) = scenario::named(name) else {
-        unreachable!("check {} names the scenario {name}, which the catalogue lacks", ctx.check)
+        unreachable!(
+            "check {} names the scenario {name}, which the catalogue lacks",
+            ctx.check
+        )
     };
     let mine = run::run(&scenario, &lock)?;
     if let Some(halt) = &mine.halt {
         return Ok(match &halt.failure {
-            Failure::NotStarted { message } => Verdict::NotStarted { function: halt.function, message: message.clone() },
+            Failure::NotStarted { message } => Verdict::NotStarted {
+                function: halt.function,
+                message: message.clone(),
+            },
             failure => {
                 let evidence = vec![mine.timeline.render(Some(halt.t))];
-                Verdict::Fail(Box::new(Report::failed(ctx.check, lock.name, halt.function, failure.clone(), evidence)))
+                Verdict::Fail(Box::new(Report::failed(
+                    ctx.check,
+                    lock.name,
+                    halt.function,
+                    failure.clone(),
+                    evidence,
+                )))
             }
         });
     }
     if let Some(v) = mine.violations.first() {
         let evidence = vec![mine.timeline.render(v.at_ms.map(|ms| ms / 1000))];
-        return Ok(Verdict::Fail(Box::new(Report::broken(ctx.check, lock.name, v.clone(), evidence))));
+        return Ok(Verdict::Fail(Box::new(Report::broken(
+            ctx.check,
+            lock.name,
+            v.clone(),
+            evidence,
+        ))));
     }
     let expected = run::run(&scenario, &REFERENCE)?;
-    let (ours, theirs) = (mine.timeline.with_tokens_renumbered(), expected.timeline.with_tokens_renumbered());
+    let (ours, theirs) = (
+        mine.timeline.with_tokens_renumbered(),
+        expected.timeline.with_tokens_renumbered(),
+    );
     let differs = ours
         .seconds
         .iter()
@@ -745,16 +1171,22 @@ fn scenario_check(ctx: &Ctx<'_>, name: &str, lock: Lock) -> Result<Verdict, Grad
         .find(|(a, b)| a != b)
         .map(|(a, _)| a.t)
         .or_else(|| {
-            (ours.seconds.len() != theirs.seconds.len()).then(|| ours.seconds.len().min(theirs.seconds.len()) as u64)
+            (ours.seconds.len() != theirs.seconds.len())
+                .then(|| ours.seconds.len().min(theirs.seconds.len()) as u64)
         });
     if let Some(t) = differs {
         let what = format!("from t = {t} s on, your run differs from a correct lock's run");
         let evidence = vec![
             format!("Your run:\n{}", mine.timeline.render(Some(t))),
-            format!("A correct lock's run:\n{}", expected.timeline.render(Some(t))),
+            format!(
+                "A correct lock's run:\n{}",
+                expected.timeline.render(Some(t))
+            ),
         ];
         let v = Violation::at(Property::SameAsReference, t * 1000, what);
-        return Ok(Verdict::Fail(Box::new(Report::broken(ctx.check, lock.name, v, evidence))));
+        return Ok(Verdict::Fail(Box::new(Report::broken(
+            ctx.check, lock.name, v, evidence,
+        ))));
     }
     Ok(Verdict::Pass)
 }

@@ -123,7 +123,9 @@ impl Clock {
         for key in &self.keys {
             call.key(key);
         }
-        call.arg(self.now_ms).arg(RESOLUTION_MS).invoke::<i64>(con)?;
+        call.arg(self.now_ms)
+            .arg(RESOLUTION_MS)
+            .invoke::<i64>(con)?;
         Ok(())
     }
 
@@ -142,8 +144,10 @@ impl Clock {
 
     /// The virtual expiry of a timed key, as of the last settle.
     pub fn expiry(&self, con: &mut Connection, key: &str) -> RedisResult<Expiry> {
-        let virtual_ms: Option<i64> =
-            redis::cmd("HGET").arg(&self.keys[0]).arg(format!("{key}|virtual")).query(con)?;
+        let virtual_ms: Option<i64> = redis::cmd("HGET")
+            .arg(&self.keys[0])
+            .arg(format!("{key}|virtual"))
+            .query(con)?;
         Ok(match virtual_ms {
             None | Some(-2) => Expiry::Missing,
             Some(v) if v < 0 => Expiry::Never,

@@ -26,11 +26,24 @@ pub struct Demo {
 
 /// Every timeline of the book.
 pub fn all() -> Vec<Demo> {
-    let mut demos: Vec<Demo> =
-        scenario::all().into_iter().map(|s| Demo { name: s.name, scenario: s, lock: REFERENCE }).collect();
-    let plain_del = wrong::ALL.iter().find(|w| w.lock.name == "plain DEL release").map_or(REFERENCE, |w| w.lock);
+    let mut demos: Vec<Demo> = scenario::all()
+        .into_iter()
+        .map(|s| Demo {
+            name: s.name,
+            scenario: s,
+            lock: REFERENCE,
+        })
+        .collect();
+    let plain_del = wrong::ALL
+        .iter()
+        .find(|w| w.lock.name == "plain DEL release")
+        .map_or(REFERENCE, |w| w.lock);
     if let Some(slow_job) = scenario::named("slow-job") {
-        demos.push(Demo { name: "slow-job-plain-del", scenario: slow_job, lock: plain_del });
+        demos.push(Demo {
+            name: "slow-job-plain-del",
+            scenario: slow_job,
+            lock: plain_del,
+        });
     }
     demos
 }
@@ -43,9 +56,10 @@ impl Demo {
         timeline.name = self.name.to_string();
         if self.name == "slow-job-plain-del" {
             timeline.title = "A job longer than the TTL, released with a plain DEL".into();
-            timeline.story = "The same 12 s job over a 10 s TTL, but every client releases with a plain \
+            timeline.story =
+                "The same 12 s job over a 10 s TTL, but every client releases with a plain \
                               DEL, which deletes the key whoever holds it."
-                .into();
+                    .into();
         }
         Ok(timeline)
     }

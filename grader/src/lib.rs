@@ -66,7 +66,9 @@ fn stub_file(function: &str) -> &'static str {
 /// started"), when there is no such check, or when no Redis can be found.
 pub fn grade(name: &str, lock: &Lock) {
     let Some(check) = checks::named(name) else {
-        fail(format!("no check is called {name:?}; the checks are listed in the grader's checks.rs"));
+        fail(format!(
+            "no check is called {name:?}; the checks are listed in the grader's checks.rs"
+        ));
     };
     match check.run(lock) {
         Ok(Verdict::Pass) => {}

@@ -25,8 +25,7 @@ pub type AcquireFn = fn(&mut Wire, &str, &str, Duration) -> RedisResult<bool>;
 /// `release(con, key, token)`: delete the lock only if it still holds `token`; `true` when deleted.
 pub type ReleaseFn = fn(&mut Wire, &str, &str) -> RedisResult<bool>;
 /// `acquire_fenced(con, key, fence_key, token, ttl)`: take the lock and a fencing token in one step.
-pub type AcquireFencedFn =
-    fn(&mut Wire, &str, &str, &str, Duration) -> RedisResult<Option<u64>>;
+pub type AcquireFencedFn = fn(&mut Wire, &str, &str, &str, Duration) -> RedisResult<Option<u64>>;
 /// `fenced_write(con, row, fencing_token, value)`: the storage's conditional write; `true` when accepted.
 pub type FencedWriteFn = fn(&mut Wire, &str, u64, i64) -> RedisResult<bool>;
 /// `fenced_read(con, row, fencing_token)`: the storage's fenced read; `None` when refused.
@@ -57,6 +56,8 @@ pub struct Lock {
 
 impl std::fmt::Debug for Lock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Lock").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("Lock")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }

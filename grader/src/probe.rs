@@ -21,6 +21,12 @@ use crate::verdict::Violation;
 use crate::wire::{Action, Intervention, Step, Wire};
 use crate::world::{World, enter};
 
+/// A call of the lock, ready to run on the caller's wire.
+pub type Call<T> = Box<dyn FnOnce(&mut Wire) -> redis::RedisResult<T> + Send>;
+
+/// Makes the call for a world (the call needs the world's key names).
+pub type MakeCall<T> = Box<dyn Fn(&World) -> Call<T> + Send + Sync>;
+
 /// One run of the call under probe, for the judge.
 pub struct Attempt<'a, T> {
     /// What the call returned (`None`: the caller crashed, see [`Attempt::crashed`]).
@@ -42,7 +48,7 @@ pub struct Probe<T> {
     /// Prepares a fresh world (e.g. A holds the lock).
     pub setup: fn(&mut World) -> Result<(), GradeError>,
     /// Makes the call, on the caller's wire, in a world with these keys.
-    pub call: Box<dyn Fn(&World) -> Box<dyn FnOnce(&mut Wire) -> redis::RedisResult<T> + Send> + Send + Sync>,
+    pub call: MakeCall<T>,
     /// What the grader does in the gap (built fresh for each run).
     pub intervention: fn() -> Action,
     /// Looks at one run; `Some` is a broken rule.
@@ -69,7 +75,10 @@ impl<T: Send + 'static> Probe<T> {
     /// One run, stepping in before command `k` (or not at all). Returns the
     /// number of commands sent and a report if a rule broke; or the verdict
     /// if the lock's code failed.
-    fn attempt(&self, k: Option<usize>) -> Result<Result<(usize, Option<Report>), Verdict>, GradeError> {
+    fn attempt(
+        &self,
+        k: Option<usize>,
+    ) -> Result<Result<(usize, Option<Report>), Verdict>, GradeError> {
         let world = World::open()?.shared();
         (self.setup)(&mut enter(&world))?;
         let mut wire = Wire::open(&world)?;
@@ -78,23 +87,56 @@ impl<T: Send + 'static> Probe<T> {
         }
         let call = (self.call)(&enter(&world));
         let (wire, outcome) = sandbox::call(wire, call);
-        let steps: Vec<Step> = wire.as_ref().map(|w| w.steps().to_vec()).unwrap_or_default();
+        let steps: Vec<Step> = wire
+            .as_ref()
+            .map(|w| w.steps().to_vec())
+            .unwrap_or_default();
         let crashed = wire.as_ref().is_some_and(Wire::crashed);
-        let sent = steps.iter().filter(|s| matches!(s, Step::Sent { .. })).count();
+        let sent = steps
+            .iter()
+            .filter(|s| matches!(s, Step::Sent { .. }))
+            .count();
         let value = match outcome {
             Ok(v) => Some(v),
             // The crash the grader caused shows up as a connection error.
             Err(Failure::Error { .. }) if crashed => None,
             Err(failure) => {
-                let evidence = if steps.is_empty() { vec![] } else { vec![trace("A", self.function, &steps)] };
+                let evidence = if steps.is_empty() {
+                    vec![]
+                } else {
+                    vec![trace("A", self.function, &steps)]
+                };
                 return Ok(Err(match failure {
-                    Failure::NotStarted { message } => Verdict::NotStarted { function: self.function, message },
-                    failure => Verdict::Fail(Box::new(Report::failed(self.check, self.lock, self.function, failure, evidence))),
+                    Failure::NotStarted { message } => Verdict::NotStarted {
+                        function: self.function,
+                        message,
+                    },
+                    failure => Verdict::Fail(Box::new(Report::failed(
+                        self.check,
+                        self.lock,
+                        self.function,
+                        failure,
+                        evidence,
+                    ))),
                 }));
             }
         };
         let mut guard = enter(&world);
-        let violation = (self.judge)(Attempt { value: value.as_ref(), crashed, world: &mut guard })?;
-        Ok(Ok((sent, violation.map(|v| Report::broken(self.check, self.lock, v, vec![trace("A", self.function, &steps)])))))
+        let violation = (self.judge)(Attempt {
+            value: value.as_ref(),
+            crashed,
+            world: &mut guard,
+        })?;
+        Ok(Ok((
+            sent,
+            violation.map(|v| {
+                Report::broken(
+                    self.check,
+                    self.lock,
+                    v,
+                    vec![trace("A", self.function, &steps)],
+                )
+            }),
+        )))
     }
 }

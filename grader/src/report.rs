@@ -57,12 +57,28 @@ pub struct Report {
 impl Report {
     /// A report for a broken rule.
     pub fn broken(check: &str, lock: &str, violation: Violation, evidence: Vec<String>) -> Report {
-        Report { check: check.into(), lock: lock.into(), problem: Problem::Broken(violation), evidence }
+        Report {
+            check: check.into(),
+            lock: lock.into(),
+            problem: Problem::Broken(violation),
+            evidence,
+        }
     }
 
     /// A report for a function that failed.
-    pub fn failed(check: &str, lock: &str, function: &'static str, failure: Failure, evidence: Vec<String>) -> Report {
-        Report { check: check.into(), lock: lock.into(), problem: Problem::Failed { function, failure }, evidence }
+    pub fn failed(
+        check: &str,
+        lock: &str,
+        function: &'static str,
+        failure: Failure,
+        evidence: Vec<String>,
+    ) -> Report {
+        Report {
+            check: check.into(),
+            lock: lock.into(),
+            problem: Problem::Failed { function, failure },
+            evidence,
+        }
     }
 
     /// The property that broke, if a rule broke.
@@ -104,11 +120,23 @@ impl fmt::Display for Report {
                 writeln!(f, "  Hint: {}", v.property.hint())?;
                 writeln!(f, "  Read: chapter {}", v.property.chapter())?;
             }
-            Problem::Failed { failure: Failure::Error { .. }, .. } => {
-                writeln!(f, "  Hint: the error comes from Redis or from your code's `?`: check the command's arguments.")?;
+            Problem::Failed {
+                failure: Failure::Error { .. },
+                ..
+            } => {
+                writeln!(
+                    f,
+                    "  Hint: the error comes from Redis or from your code's `?`: check the command's arguments."
+                )?;
             }
-            Problem::Failed { failure: Failure::TimedOut { .. } | Failure::TooManyCommands, .. } => {
-                writeln!(f, "  Hint: each function tries once and returns; waiting and retrying is the caller's job.")?;
+            Problem::Failed {
+                failure: Failure::TimedOut { .. } | Failure::TooManyCommands,
+                ..
+            } => {
+                writeln!(
+                    f,
+                    "  Hint: each function tries once and returns; waiting and retrying is the caller's job."
+                )?;
             }
             Problem::Failed { .. } => {}
         }

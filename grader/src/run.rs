@@ -77,11 +77,27 @@ impl Client {
     }
 
     fn act(&mut self, kind: ActionKind, text: impl Into<String>) {
-        self.actions.push(Action { kind, text: text.into(), unsafe_: false, rejected: false });
+        self.actions.push(Action {
+            kind,
+            text: text.into(),
+            unsafe_: false,
+            rejected: false,
+        });
     }
 
-    fn act_unsafe(&mut self, kind: ActionKind, text: impl Into<String>, is_unsafe: bool, rejected: bool) {
-        self.actions.push(Action { kind, text: text.into(), unsafe_: is_unsafe, rejected });
+    fn act_unsafe(
+        &mut self,
+        kind: ActionKind,
+        text: impl Into<String>,
+        is_unsafe: bool,
+        rejected: bool,
+    ) {
+        self.actions.push(Action {
+            kind,
+            text: text.into(),
+            unsafe_: is_unsafe,
+            rejected,
+        });
     }
 
     fn finished(&self) -> bool {
@@ -89,7 +105,9 @@ impl Client {
     }
 
     fn paused_at(&self, t: u64) -> bool {
-        self.plan.pause.is_some_and(|(from, until)| t > from && t < until)
+        self.plan
+            .pause
+            .is_some_and(|(from, until)| t > from && t < until)
     }
 
     fn state(&self, t: u64) -> State {
@@ -148,13 +166,25 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
             actions: Vec::new(),
         });
     }
-    let mut runner = Runner { scenario, lock, world, clients, grants: Vec::new(), violations: Vec::new(), t: 0 };
+    let mut runner = Runner {
+        scenario,
+        lock,
+        world,
+        clients,
+        grants: Vec::new(),
+        violations: Vec::new(),
+        t: 0,
+    };
     let mut seconds = Vec::new();
     let mut halt = None;
     loop {
         let t = runner.t;
         let notes = runner.advance()?;
-        let stepped = if t == 0 && scenario.race { runner.race() } else { runner.steps() };
+        let stepped = if t == 0 && scenario.race {
+            runner.race()
+        } else {
+            runner.steps()
+        };
         match stepped {
             Ok(()) => {}
             Err(Stop::Grader(e)) => return Err(e),
@@ -166,11 +196,19 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
             break;
         }
         if t + 1 >= MAX_SECONDS {
-            let waiting: Vec<&str> = runner.clients.iter().filter(|c| !c.finished()).map(Client::name).collect();
+            let waiting: Vec<&str> = runner
+                .clients
+                .iter()
+                .filter(|c| !c.finished())
+                .map(Client::name)
+                .collect();
             runner.violations.push(Violation::at(
                 Property::CounterEndsRight,
                 t * 1000,
-                format!("after {MAX_SECONDS} s, {} still had not finished", waiting.join(" and ")),
+                format!(
+                    "after {MAX_SECONDS} s, {} still had not finished",
+                    waiting.join(" and ")
+                ),
             ));
             break;
         }
@@ -181,10 +219,17 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
     if halt.is_none() && counter != scenario.expected_counter {
         runner.violations.push(Violation::anytime(
             Property::CounterEndsRight,
-            format!("the counter ended at {counter}; with a correct lock it ends at {}", scenario.expected_counter),
+            format!(
+                "the counter ended at {counter}; with a correct lock it ends at {}",
+                scenario.expected_counter
+            ),
         ));
     }
-    Ok(Run { timeline, violations: runner.violations, halt })
+    Ok(Run {
+        timeline,
+        violations: runner.violations,
+        halt,
+    })
 }
 
 impl Runner<'_> {
@@ -222,7 +267,11 @@ impl Runner<'_> {
             .rev()
             .map(|(c, _)| *c)
             .find(|&c| self.clients[c].token.as_deref() == Some(value))
-            .or_else(|| self.clients.iter().position(|c| c.token.as_deref() == Some(value)))
+            .or_else(|| {
+                self.clients
+                    .iter()
+                    .position(|c| c.token.as_deref() == Some(value))
+            })
     }
 
     fn steps(&mut self) -> Result<(), Stop> {
@@ -277,7 +326,13 @@ impl Runner<'_> {
     {
         let c = &mut self.clients[i];
         let Some(wire) = c.wire.take() else {
-            return Err(self.halt(i, function, Failure::Error { message: "the connection was lost".into() }));
+            return Err(self.halt(
+                i,
+                function,
+                Failure::Error {
+                    message: "the connection was lost".into(),
+                },
+            ));
         };
         let (wire, outcome) = sandbox::call(wire, f);
         self.clients[i].wire = wire;
@@ -287,12 +342,18 @@ impl Runner<'_> {
     fn halt(&mut self, i: usize, function: &'static str, failure: Failure) -> Stop {
         let c = &mut self.clients[i];
         c.act(ActionKind::Failed, format!("{function} failed"));
-        Stop::Halted(Halt { t: self.t, client: c.name().to_string(), function, failure })
+        Stop::Halted(Halt {
+            t: self.t,
+            client: c.name().to_string(),
+            function,
+            failure,
+        })
     }
 
     fn ensure_token(&mut self, i: usize) -> Result<(), Stop> {
         if self.clients[i].token.is_none() {
-            let token = sandbox::isolated(self.lock.new_token).map_err(|f| self.halt(i, "new_token", f))?;
+            let token =
+                sandbox::isolated(self.lock.new_token).map_err(|f| self.halt(i, "new_token", f))?;
             self.clients[i].token = Some(token);
         }
         Ok(())
@@ -302,7 +363,9 @@ impl Runner<'_> {
     fn call_acquire(&mut self, i: usize) -> Result<Option<Option<u64>>, Stop> {
         let (keys, token, ttl, lock) = self.acquire_args(i);
         if self.scenario.fencing == Fencing::Off {
-            let granted = self.call(i, "acquire", move |w| (lock.acquire)(w, &keys.lock, &token, ttl))?;
+            let granted = self.call(i, "acquire", move |w| {
+                (lock.acquire)(w, &keys.lock, &token, ttl)
+            })?;
             Ok(granted.then_some(None))
         } else {
             let fence = self.call(i, "acquire_fenced", move |w| {
@@ -314,12 +377,22 @@ impl Runner<'_> {
 
     fn acquire_args(&self, i: usize) -> (crate::world::Keys, String, Duration, Lock) {
         let keys = enter(&self.world).keys.clone();
-        (keys, self.clients[i].token.clone().unwrap_or_default(), self.ttl(), *self.lock)
+        (
+            keys,
+            self.clients[i].token.clone().unwrap_or_default(),
+            self.ttl(),
+            *self.lock,
+        )
     }
 
     /// Records an acquisition and checks it against what Redis holds.
     /// `before` is who held the lock before the call (`None`: free).
-    fn judge_acquire(&mut self, i: usize, before: Option<usize>, grant: Option<Option<u64>>) -> Result<(), GradeError> {
+    fn judge_acquire(
+        &mut self,
+        i: usize,
+        before: Option<usize>,
+        grant: Option<Option<u64>>,
+    ) -> Result<(), GradeError> {
         let ms = self.ms();
         let value = enter(&self.world).lock_value()?;
         let name = self.clients[i].name();
@@ -327,18 +400,28 @@ impl Runner<'_> {
         match grant {
             Some(fence) => {
                 if let Some(other) = before.filter(|&h| h != i) {
-                    let what = format!("{name}'s acquire took the lock while {} held it", self.clients[other].name());
-                    self.violations.push(Violation::at(Property::AcquireRespectsHolder, ms, what));
+                    let what = format!(
+                        "{name}'s acquire took the lock while {} held it",
+                        self.clients[other].name()
+                    );
+                    self.violations
+                        .push(Violation::at(Property::AcquireRespectsHolder, ms, what));
                 } else if !mine {
-                    let what = format!("{name}'s acquire returned true, but the lock key does not hold its token");
-                    self.violations.push(Violation::at(Property::AcquireTakesFreeLock, ms, what));
+                    let what = format!(
+                        "{name}'s acquire returned true, but the lock key does not hold its token"
+                    );
+                    self.violations
+                        .push(Violation::at(Property::AcquireTakesFreeLock, ms, what));
                 }
                 self.check_ttl(name)?;
                 if let Some(f) = fence {
                     let newest = self.grants.iter().filter_map(|(_, f)| *f).max();
                     if let Some(newest) = newest.filter(|&n| f <= n) {
-                        let what = format!("{name} was granted the lock after a grant with token {newest}, but got token {f}");
-                        self.violations.push(Violation::at(Property::TokensGrow, ms, what));
+                        let what = format!(
+                            "{name} was granted the lock after a grant with token {newest}, but got token {f}"
+                        );
+                        self.violations
+                            .push(Violation::at(Property::TokensGrow, ms, what));
                     }
                 }
                 self.grants.push((i, fence));
@@ -354,11 +437,16 @@ impl Runner<'_> {
             }
             None => {
                 if mine {
-                    let what = format!("{name}'s acquire returned false, but the lock key holds its token");
-                    self.violations.push(Violation::at(Property::AcquireTakesFreeLock, ms, what));
+                    let what = format!(
+                        "{name}'s acquire returned false, but the lock key holds its token"
+                    );
+                    self.violations
+                        .push(Violation::at(Property::AcquireTakesFreeLock, ms, what));
                 } else if value.is_none() && before.is_none() {
-                    let what = format!("{name}'s acquire returned false although the lock was free");
-                    self.violations.push(Violation::at(Property::AcquireTakesFreeLock, ms, what));
+                    let what =
+                        format!("{name}'s acquire returned false although the lock was free");
+                    self.violations
+                        .push(Violation::at(Property::AcquireTakesFreeLock, ms, what));
                 }
                 self.clients[i].act(ActionKind::Denied, "denied");
             }
@@ -377,17 +465,22 @@ impl Runner<'_> {
                 crate::verdict::seconds(at - ms),
                 self.scenario.ttl_s
             ),
-            Expiry::Never => format!("{name}'s lock key has no TTL: if {name} crashes, nobody gets the lock again"),
+            Expiry::Never => format!(
+                "{name}'s lock key has no TTL: if {name} crashes, nobody gets the lock again"
+            ),
             Expiry::Missing => return Ok(()),
         };
-        self.violations.push(Violation::at(Property::LockHasTtl, ms, what));
+        self.violations
+            .push(Violation::at(Property::LockHasTtl, ms, what));
         Ok(())
     }
 
     /// At t = 0 of a race: every client's first acquire at once, their
     /// commands taking turns.
     fn race(&mut self) -> Result<(), Stop> {
-        let racers: Vec<usize> = (0..self.clients.len()).filter(|&i| self.clients[i].step == Step::Acquire).collect();
+        let racers: Vec<usize> = (0..self.clients.len())
+            .filter(|&i| self.clients[i].step == Step::Acquire)
+            .collect();
         for &i in &racers {
             self.ensure_token(i)?;
         }
@@ -395,7 +488,9 @@ impl Runner<'_> {
         let mut calls = Vec::new();
         for (turn, &i) in racers.iter().enumerate() {
             let (keys, token, ttl, lock) = self.acquire_args(i);
-            let Some(mut wire) = self.clients[i].wire.take() else { continue };
+            let Some(mut wire) = self.clients[i].wire.take() else {
+                continue;
+            };
             wire.take_turns(turns.clone(), turn);
             calls.push((i, wire, keys, token, ttl, lock));
         }
@@ -404,7 +499,9 @@ impl Runner<'_> {
                 .into_iter()
                 .map(|(i, wire, keys, token, ttl, lock)| {
                     s.spawn(move || {
-                        let (wire, outcome) = sandbox::call(wire, move |w| (lock.acquire)(w, &keys.lock, &token, ttl));
+                        let (wire, outcome) = sandbox::call(wire, move |w| {
+                            (lock.acquire)(w, &keys.lock, &token, ttl)
+                        });
                         (i, wire, outcome)
                     })
                 })
@@ -426,14 +523,23 @@ impl Runner<'_> {
         }
         if winners.len() > 1 {
             let names: Vec<&str> = winners.iter().map(|&w| self.clients[w].name()).collect();
-            let what = format!("{} all returned true: {} clients believe they hold the lock", names.join(", "), names.len());
-            self.violations.push(Violation::at(Property::OneWinner, 0, what));
+            let what = format!(
+                "{} all returned true: {} clients believe they hold the lock",
+                names.join(", "),
+                names.len()
+            );
+            self.violations
+                .push(Violation::at(Property::OneWinner, 0, what));
         }
         let holder = self.holder_of(enter(&self.world).lock_value()?.as_deref());
         for &i in &racers {
             let won = winners.contains(&i);
             // Judge each as if it had come alone: the winner took a free lock.
-            let before = if won { None } else { holder.filter(|&h| h != i) };
+            let before = if won {
+                None
+            } else {
+                holder.filter(|&h| h != i)
+            };
             let grant = won.then_some(None);
             self.judge_acquire(i, before, grant)?;
         }
@@ -449,7 +555,9 @@ impl Runner<'_> {
         let value = match (self.scenario.fencing, self.clients[i].fence) {
             (Fencing::ReadsAndWrites, Some(fence)) => {
                 let (row, lock) = (enter(&self.world).keys.row.clone(), *self.lock);
-                let read = self.call(i, "fenced_read", move |w| (lock.fenced_read)(w, &row, fence))?;
+                let read = self.call(i, "fenced_read", move |w| {
+                    (lock.fenced_read)(w, &row, fence)
+                })?;
                 match read {
                     Some(v) => {
                         self.check_fenced_accept(i, holds, "read")?;
@@ -467,7 +575,9 @@ impl Runner<'_> {
         if let Some(v) = value {
             c.read = v;
             c.act_unsafe(ActionKind::Read, format!("read {v}"), !holds, false);
-            c.step = Step::Write { at: self.t + c.plan.work_s };
+            c.step = Step::Write {
+                at: self.t + c.plan.work_s,
+            };
         }
         Ok(())
     }
@@ -482,7 +592,9 @@ impl Runner<'_> {
             }
             (_, Some(fence)) => {
                 let (row, lock) = (enter(&self.world).keys.row.clone(), *self.lock);
-                let ok = self.call(i, "fenced_write", move |w| (lock.fenced_write)(w, &row, fence, value))?;
+                let ok = self.call(i, "fenced_write", move |w| {
+                    (lock.fenced_write)(w, &row, fence, value)
+                })?;
                 if ok {
                     self.check_fenced_accept(i, holds, "write")?;
                 } else {
@@ -506,13 +618,22 @@ impl Runner<'_> {
         let c = &self.clients[i];
         let fence = c.fence.unwrap_or(0);
         if !holds {
-            let newer = self.grants.iter().filter_map(|(_, f)| *f).max().unwrap_or(0);
+            let newer = self
+                .grants
+                .iter()
+                .filter_map(|(_, f)| *f)
+                .max()
+                .unwrap_or(0);
             if newer > fence {
                 let text = format!(
                     "the storage accepted {}'s {what} with token {fence} after the lock had been granted with token {newer}",
                     c.name()
                 );
-                self.violations.push(Violation::at(Property::StaleRequestsRejected, self.ms(), text));
+                self.violations.push(Violation::at(
+                    Property::StaleRequestsRejected,
+                    self.ms(),
+                    text,
+                ));
             }
         }
         if row.fence < fence {
@@ -521,14 +642,24 @@ impl Runner<'_> {
                 c.name(),
                 row.fence
             );
-            self.violations.push(Violation::at(Property::StorageRemembersHighest, self.ms(), text));
+            self.violations.push(Violation::at(
+                Property::StorageRemembersHighest,
+                self.ms(),
+                text,
+            ));
         }
         Ok(())
     }
 
     /// The storage refused a fenced request: right for a stale client, wrong
     /// for the holder.
-    fn storage_refused(&mut self, i: usize, holds: bool, kind: ActionKind, what: &str) -> Result<(), GradeError> {
+    fn storage_refused(
+        &mut self,
+        i: usize,
+        holds: bool,
+        kind: ActionKind,
+        what: &str,
+    ) -> Result<(), GradeError> {
         let highest = enter(&self.world).row()?.fence;
         let c = &mut self.clients[i];
         let fence = c.fence.unwrap_or(0);
@@ -537,8 +668,16 @@ impl Runner<'_> {
         c.believes = false;
         c.step = Step::Release;
         if holds {
-            let what = format!("the storage refused {}'s {what} with token {fence} although {} holds the lock", c.name(), c.name());
-            self.violations.push(Violation::at(Property::EqualTokensAccepted, self.ms(), what));
+            let what = format!(
+                "the storage refused {}'s {what} with token {fence} although {} holds the lock",
+                c.name(),
+                c.name()
+            );
+            self.violations.push(Violation::at(
+                Property::EqualTokensAccepted,
+                self.ms(),
+                what,
+            ));
         }
         Ok(())
     }
@@ -555,12 +694,18 @@ impl Runner<'_> {
             Some(h) if h == i => {
                 if after.is_some() {
                     let what = format!("{name} released its own lock, but the key is still there");
-                    self.violations.push(Violation::at(Property::ReleaseFreesOwnLock, ms, what));
-                    (ActionKind::ReleaseRefused, "release left its lock in place".to_string(), false)
+                    self.violations
+                        .push(Violation::at(Property::ReleaseFreesOwnLock, ms, what));
+                    (
+                        ActionKind::ReleaseRefused,
+                        "release left its lock in place".to_string(),
+                        false,
+                    )
                 } else {
                     if !deleted {
                         let what = format!("{name}'s release deleted its lock but returned false");
-                        self.violations.push(Violation::at(Property::ReleaseTellsTruth, ms, what));
+                        self.violations
+                            .push(Violation::at(Property::ReleaseTellsTruth, ms, what));
                     }
                     (ActionKind::Released, "released".to_string(), false)
                 }
@@ -568,15 +713,26 @@ impl Runner<'_> {
             _ if before_value.is_some() && after != before_value => {
                 let other = before.map_or("another client", |h| self.clients[h].name());
                 let what = format!("{name}'s release deleted {other}'s lock");
-                self.violations.push(Violation::at(Property::ReleaseSparesOthers, ms, what));
-                (ActionKind::DeletedOther, format!("deleted {other}'s lock"), true)
+                self.violations
+                    .push(Violation::at(Property::ReleaseSparesOthers, ms, what));
+                (
+                    ActionKind::DeletedOther,
+                    format!("deleted {other}'s lock"),
+                    true,
+                )
             }
             _ => {
                 if deleted {
-                    let what = format!("{name}'s release returned true, but it had no lock to delete");
-                    self.violations.push(Violation::at(Property::ReleaseTellsTruth, ms, what));
+                    let what =
+                        format!("{name}'s release returned true, but it had no lock to delete");
+                    self.violations
+                        .push(Violation::at(Property::ReleaseTellsTruth, ms, what));
                 }
-                let text = if before_value.is_some() { "release refused: not its lock" } else { "release: its lock was already gone" };
+                let text = if before_value.is_some() {
+                    "release refused: not its lock"
+                } else {
+                    "release: its lock was already gone"
+                };
                 (ActionKind::ReleaseRefused, text.to_string(), false)
             }
         };
@@ -596,7 +752,9 @@ impl Runner<'_> {
         };
         let ms = self.ms();
         let ttl_left_s = match expiry {
-            Expiry::At(at) if holder.is_some() || at > ms => Some((at.saturating_sub(ms)).div_ceil(1000)),
+            Expiry::At(at) if holder.is_some() || at > ms => {
+                Some((at.saturating_sub(ms)).div_ceil(1000))
+            }
             _ => None,
         };
         let has_key = !matches!(expiry, Expiry::Missing);
@@ -625,7 +783,9 @@ impl Runner<'_> {
             holder: holder_name,
             ttl_left_s,
             counter: row.value,
-            highest_token: (self.scenario.fencing != Fencing::Off).then_some(row.fence).filter(|&f| f > 0),
+            highest_token: (self.scenario.fencing != Fencing::Off)
+                .then_some(row.fence)
+                .filter(|&f| f > 0),
             notes,
         })
     }
@@ -638,29 +798,57 @@ impl Runner<'_> {
             .iter()
             .filter(|c| {
                 seconds.iter().any(|s| {
-                    s.clients.get(c.name()).is_some_and(|cs| cs.actions.iter().any(|a| a.rejected))
+                    s.clients
+                        .get(c.name())
+                        .is_some_and(|cs| cs.actions.iter().any(|a| a.rejected))
                 })
             })
             .map(Client::name)
             .collect();
-        let crashed: Vec<&str> = self.clients.iter().filter(|c| c.crashed).map(Client::name).collect();
+        let crashed: Vec<&str> = self
+            .clients
+            .iter()
+            .filter(|c| c.crashed)
+            .map(Client::name)
+            .collect();
         let mut summary = format!("{} jobs, counter = {counter}", number(jobs));
         let mut reasons = Vec::new();
         for name in &crashed {
             reasons.push(format!("{name} crashed before writing"));
         }
         for name in &rejected {
-            reasons.push(format!("the storage refused {name}'s stale request, and {name} knows its job failed"));
+            reasons.push(format!(
+                "the storage refused {name}'s stale request, and {name} knows its job failed"
+            ));
         }
         let explained = (crashed.len() + rejected.len()) as i64;
         let lost = jobs as i64 - explained - counter;
         if lost > 0 {
-            reasons.push(format!("{} lost", if lost == 1 { "one update was".to_string() } else { format!("{} updates were", number(lost as u32).to_lowercase()) }));
+            reasons.push(format!(
+                "{} lost",
+                if lost == 1 {
+                    "one update was".to_string()
+                } else {
+                    format!("{} updates were", number(lost as u32).to_lowercase())
+                }
+            ));
         }
-        let unsafe_count = seconds.iter().map(|s| Timeline::unsafe_actions(s).filter(|(_, a)| !a.rejected).count()).sum::<usize>();
+        let unsafe_count = seconds
+            .iter()
+            .map(|s| {
+                Timeline::unsafe_actions(s)
+                    .filter(|(_, a)| !a.rejected)
+                    .count()
+            })
+            .sum::<usize>();
         if reasons.is_empty() && unsafe_count > 0 {
+            let what = if unsafe_count == 1 {
+                "1 action ran on a lock its client no longer held".to_string()
+            } else {
+                format!("{unsafe_count} actions ran on locks their clients no longer held")
+            };
             summary.push_str(&format!(
-                ": every update counted, but only by luck: {unsafe_count} actions ran on a lock their client no longer held."
+                ": every update counted, but only by luck: {what}."
             ));
         } else if reasons.is_empty() {
             summary.push_str(": every update counted.");
@@ -676,13 +864,21 @@ impl Runner<'_> {
             fencing: self.scenario.fencing != Fencing::Off,
             clients: self.clients.iter().map(|c| c.name().to_string()).collect(),
             seconds,
-            outcome: Outcome { counter, jobs, summary },
+            outcome: Outcome {
+                counter,
+                jobs,
+                summary,
+            },
         })
     }
 }
 
 /// `Three` for 3: timelines are read as sentences.
 fn number(n: u32) -> String {
-    const WORDS: [&str; 11] = ["No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"];
-    WORDS.get(n as usize).map_or(n.to_string(), |w| w.to_string())
+    const WORDS: [&str; 11] = [
+        "No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+    ];
+    WORDS
+        .get(n as usize)
+        .map_or(n.to_string(), |w| w.to_string())
 }

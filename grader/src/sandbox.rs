@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use redis::RedisResult;
 
-use crate::wire::{OverBudget, Wire, COMMAND_BUDGET};
+use crate::wire::{COMMAND_BUDGET, OverBudget, Wire};
 
 /// How long one call of the lock may take in real time. Redis answers in well
 /// under a millisecond here, and virtual time costs nothing, so a call that
@@ -63,8 +63,14 @@ impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Failure::NotStarted { message } => write!(f, "not started: {message}"),
-            Failure::Panicked { message, location: Some(at) } => write!(f, "panicked at {at}: {message}"),
-            Failure::Panicked { message, location: None } => write!(f, "panicked: {message}"),
+            Failure::Panicked {
+                message,
+                location: Some(at),
+            } => write!(f, "panicked at {at}: {message}"),
+            Failure::Panicked {
+                message,
+                location: None,
+            } => write!(f, "panicked: {message}"),
             Failure::TimedOut { commands } => write!(
                 f,
                 "did not return within {} s (it had sent {commands} Redis commands): an endless loop?",
@@ -92,7 +98,9 @@ fn quiet_learner_panics() {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if thread::current().name() == Some(LEARNER_THREAD) {
-                let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+                let at = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
                 PANIC_LOCATION.with(|slot| *slot.borrow_mut() = at);
             } else {
                 previous(info);
@@ -111,16 +119,21 @@ where
 {
     quiet_learner_panics();
     let (done, result) = mpsc::sync_channel(1);
-    let spawned = thread::Builder::new().name(LEARNER_THREAD.into()).spawn(move || {
-        let outcome = panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-            let location = PANIC_LOCATION.with(|slot| slot.borrow_mut().take());
-            panic_failure(payload, location)
+    let spawned = thread::Builder::new()
+        .name(LEARNER_THREAD.into())
+        .spawn(move || {
+            let outcome = panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+                let location = PANIC_LOCATION.with(|slot| slot.borrow_mut().take());
+                panic_failure(payload, location)
+            });
+            let _ = done.send(outcome);
         });
-        let _ = done.send(outcome);
-    });
     if let Err(e) = spawned {
         let message = format!("could not start a thread: {e}");
-        return Err(Failure::Panicked { message, location: None });
+        return Err(Failure::Panicked {
+            message,
+            location: None,
+        });
     }
     match result.recv_timeout(CALL_LIMIT) {
         Ok(outcome) => outcome,
@@ -153,10 +166,18 @@ where
                 (Some(wire), Err(Failure::Error { message }))
             }
         },
-        Ok((wire, Err(e))) => (Some(wire), Err(Failure::Error { message: e.to_string() })),
-        Err(Failure::TimedOut { .. }) => {
-            (None, Err(Failure::TimedOut { commands: sent.load(Ordering::Relaxed) }))
-        }
+        Ok((wire, Err(e))) => (
+            Some(wire),
+            Err(Failure::Error {
+                message: e.to_string(),
+            }),
+        ),
+        Err(Failure::TimedOut { .. }) => (
+            None,
+            Err(Failure::TimedOut {
+                commands: sent.load(Ordering::Relaxed),
+            }),
+        ),
         Err(failure) => (None, Err(failure)),
     }
 }
@@ -174,7 +195,11 @@ fn panic_failure(payload: Box<dyn Any + Send>, location: Option<String>) -> Fail
     for prefix in ["not yet implemented", "not implemented"] {
         if let Some(rest) = message.strip_prefix(prefix) {
             let rest = rest.trim_start_matches(':').trim();
-            let message = if rest.is_empty() { prefix.to_string() } else { rest.to_string() };
+            let message = if rest.is_empty() {
+                prefix.to_string()
+            } else {
+                rest.to_string()
+            };
             return Failure::NotStarted { message };
         }
     }

@@ -39,7 +39,12 @@ pub struct Plan {
 impl Plan {
     /// A client that does its job in the usual four steps.
     pub const fn job(name: &'static str) -> Plan {
-        Plan { name, work_s: 1, pause: None, crash_at: None }
+        Plan {
+            name,
+            work_s: 1,
+            pause: None,
+            crash_at: None,
+        }
     }
 
     /// The same client, with a job that spends `work_s` seconds between read and write.
@@ -49,12 +54,18 @@ impl Plan {
 
     /// The same client, frozen after its step at `from` until `until`.
     pub const fn paused(self, from: u64, until: u64) -> Plan {
-        Plan { pause: Some((from, until)), ..self }
+        Plan {
+            pause: Some((from, until)),
+            ..self
+        }
     }
 
     /// The same client, crashing at `at`.
     pub const fn crashing(self, at: u64) -> Plan {
-        Plan { crash_at: Some(at), ..self }
+        Plan {
+            crash_at: Some(at),
+            ..self
+        }
     }
 }
 
@@ -88,7 +99,12 @@ fn abc(a: Plan) -> Vec<Plan> {
     vec![a, Plan::job("B"), Plan::job("C")]
 }
 
-fn gc_pause(name: &'static str, title: &'static str, story: &'static str, fencing: Fencing) -> Scenario {
+fn gc_pause(
+    name: &'static str,
+    title: &'static str,
+    story: &'static str,
+    fencing: Fencing,
+) -> Scenario {
     Scenario {
         name,
         title,
@@ -101,7 +117,13 @@ fn gc_pause(name: &'static str, title: &'static str, story: &'static str, fencin
     }
 }
 
-fn long_pause(name: &'static str, title: &'static str, story: &'static str, fencing: Fencing, expected: i64) -> Scenario {
+fn long_pause(
+    name: &'static str,
+    title: &'static str,
+    story: &'static str,
+    fencing: Fencing,
+    expected: i64,
+) -> Scenario {
     Scenario {
         name,
         title,
@@ -161,7 +183,11 @@ pub fn all() -> Vec<Scenario> {
                     so B's read with token 34 already fences A off, before B writes anything.",
             ttl_s: 10,
             fencing: Fencing::ReadsAndWrites,
-            clients: vec![Plan::job("A").paused(1, 15), Plan::job("B").working(6), Plan::job("C")],
+            clients: vec![
+                Plan::job("A").paused(1, 15),
+                Plan::job("B").working(6),
+                Plan::job("C"),
+            ],
             race: false,
             expected_counter: 2,
         },

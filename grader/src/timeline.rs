@@ -168,7 +168,12 @@ impl Timeline {
                 }
             }
         }
-        let rank = |t: u64| order.iter().position(|&o| o == t).map_or(t, |i| i as u64 + 1);
+        let rank = |t: u64| {
+            order
+                .iter()
+                .position(|&o| o == t)
+                .map_or(t, |i| i as u64 + 1)
+        };
         let renumber_text = |text: &str| -> String {
             text.split(' ')
                 .map(|word| match word.parse::<u64>() {
@@ -193,10 +198,12 @@ impl Timeline {
 
     /// The unsafe actions of a second, as `(client, action)`.
     pub fn unsafe_actions(second: &Second) -> impl Iterator<Item = (&String, &Action)> {
-        second
-            .clients
-            .iter()
-            .flat_map(|(name, c)| c.actions.iter().filter(|a| a.unsafe_).map(move |a| (name, a)))
+        second.clients.iter().flat_map(|(name, c)| {
+            c.actions
+                .iter()
+                .filter(|a| a.unsafe_)
+                .map(move |a| (name, a))
+        })
     }
 
     /// The timeline as a text table, one line per second, with `mark` (if
@@ -210,7 +217,11 @@ impl Timeline {
             self.name,
             self.title,
             self.ttl_s,
-            if self.fencing { "fencing on" } else { "no fencing" },
+            if self.fencing {
+                "fencing on"
+            } else {
+                "no fencing"
+            },
             self.implementation
         );
         let mut header = vec!["t".to_string()];
@@ -230,7 +241,9 @@ impl Timeline {
             let first = &self.seconds[i];
             let mut last = i;
             while let Some(next) = self.seconds.get(last + 1) {
-                let foldable = Some(next.t) != mark && Some(first.t) != mark && next.notes.is_empty()
+                let foldable = Some(next.t) != mark
+                    && Some(first.t) != mark
+                    && next.notes.is_empty()
                     && self.signature(next) == self.signature(first);
                 if !foldable {
                     break;
@@ -276,7 +289,12 @@ impl Timeline {
         let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
         let _ = writeln!(out, "{}", line(&rule).replace(" │ ", "─┼─"));
         for (row, marked) in rows.iter().zip(marks) {
-            let _ = writeln!(out, "{}{}", line(row), if marked { "   ◀ here" } else { "" });
+            let _ = writeln!(
+                out,
+                "{}{}",
+                line(row),
+                if marked { "   ◀ here" } else { "" }
+            );
         }
         let _ = writeln!(out, "{}", self.outcome.summary);
         out
@@ -284,9 +302,19 @@ impl Timeline {
 
     /// What a second shows apart from its number and the TTL running down.
     fn signature(&self, s: &Second) -> (Vec<String>, Option<String>, i64, Option<u64>, bool) {
-        let cells = self.clients.iter().map(|n| s.clients.get(n).map(client_cell).unwrap_or_default()).collect();
+        let cells = self
+            .clients
+            .iter()
+            .map(|n| s.clients.get(n).map(client_cell).unwrap_or_default())
+            .collect();
         let has_unsafe = Self::unsafe_actions(s).next().is_some();
-        (cells, s.holder.clone(), s.counter, s.highest_token, has_unsafe || s.ttl_left_s.is_none() && s.holder.is_some())
+        (
+            cells,
+            s.holder.clone(),
+            s.counter,
+            s.highest_token,
+            has_unsafe || s.ttl_left_s.is_none() && s.holder.is_some(),
+        )
     }
 
     fn row(&self, s: &Second) -> Vec<String> {
@@ -310,7 +338,11 @@ impl Timeline {
         }
         let unsafe_cells: Vec<String> = Self::unsafe_actions(s)
             .map(|(name, a)| {
-                if a.rejected { format!("✗ {name}: {} (rejected)", a.text) } else { format!("✗ {name}: {}", a.text) }
+                if a.rejected {
+                    format!("✗ {name}: {} (rejected)", a.text)
+                } else {
+                    format!("✗ {name}: {}", a.text)
+                }
             })
             .collect();
         row.push(unsafe_cells.join("; "));

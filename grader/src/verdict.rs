@@ -52,19 +52,29 @@ impl Property {
             Property::TokensUnique => "every acquisition needs a token of its own",
             Property::TokensUnguessable => "a token must carry about 128 random bits or more",
             Property::AcquireTakesFreeLock => "acquire must take a lock that is free",
-            Property::AcquireRespectsHolder => "acquire must never take a lock that another client holds",
+            Property::AcquireRespectsHolder => {
+                "acquire must never take a lock that another client holds"
+            }
             Property::LockHasTtl => "the lock key must expire after exactly the TTL asked for",
-            Property::NoImmortalLock => "a client that crashes at any point must not leave a lock without a TTL",
+            Property::NoImmortalLock => {
+                "a client that crashes at any point must not leave a lock without a TTL"
+            }
             Property::OneWinner => "when several clients race for a free lock, exactly one wins",
             Property::ReleaseFreesOwnLock => "releasing your own lock must delete it",
             Property::ReleaseSparesOthers => "a release must never delete another client's lock",
-            Property::ReleaseTellsTruth => "release must return true exactly when it deleted your lock",
+            Property::ReleaseTellsTruth => {
+                "release must return true exactly when it deleted your lock"
+            }
             Property::TokensGrow => "the newest grant must carry the largest fencing token",
             Property::StaleRequestsRejected => {
                 "the storage must refuse a request whose token is older than one it has seen"
             }
-            Property::EqualTokensAccepted => "the storage must accept the current holder's token again",
-            Property::StorageRemembersHighest => "the storage must remember the highest token it has seen",
+            Property::EqualTokensAccepted => {
+                "the storage must accept the current holder's token again"
+            }
+            Property::StorageRemembersHighest => {
+                "the storage must remember the highest token it has seen"
+            }
             Property::CounterEndsRight => "the counter must end where the scenario says",
             Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
         }
@@ -131,15 +141,21 @@ impl Property {
             | Property::AcquireRespectsHolder
             | Property::LockHasTtl
             | Property::NoImmortalLock
-            | Property::OneWinner => "1. The single-instance lock",
-            Property::ReleaseFreesOwnLock | Property::ReleaseSparesOthers | Property::ReleaseTellsTruth => {
-                "2. Releasing"
+            | Property::OneWinner => {
+                "1, Why a lock, and the single-instance lock (book/src/single-instance.md)"
             }
-            Property::CounterEndsRight | Property::SameAsReference => "3. The timeout is the danger",
+            Property::ReleaseFreesOwnLock
+            | Property::ReleaseSparesOthers
+            | Property::ReleaseTellsTruth => {
+                "2, Releasing: check, then delete, in one step (book/src/releasing.md)"
+            }
+            Property::CounterEndsRight | Property::SameAsReference => {
+                "3, The timeout is the danger (book/src/timeout.md)"
+            }
             Property::TokensGrow
             | Property::StaleRequestsRejected
             | Property::EqualTokensAccepted
-            | Property::StorageRemembersHighest => "4. Fencing tokens",
+            | Property::StorageRemembersHighest => "4, Fencing tokens (book/src/fencing.md)",
         }
     }
 }
@@ -158,12 +174,20 @@ pub struct Violation {
 impl Violation {
     /// A violation at virtual instant `at_ms`.
     pub fn at(property: Property, at_ms: u64, what: impl Into<String>) -> Violation {
-        Violation { property, at_ms: Some(at_ms), what: what.into() }
+        Violation {
+            property,
+            at_ms: Some(at_ms),
+            what: what.into(),
+        }
     }
 
     /// A violation not tied to one moment.
     pub fn anytime(property: Property, what: impl Into<String>) -> Violation {
-        Violation { property, at_ms: None, what: what.into() }
+        Violation {
+            property,
+            at_ms: None,
+            what: what.into(),
+        }
     }
 }
 
@@ -178,5 +202,9 @@ impl fmt::Display for Violation {
 
 /// `12 s`, or `1.5 s` when the instant is not a whole second.
 pub fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{} s", ms as f64 / 1000.0) }
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{} s", ms as f64 / 1000.0)
+    }
 }

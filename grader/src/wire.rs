@@ -68,7 +68,11 @@ pub struct Intervention {
 impl Intervention {
     /// Runs `action` just before command number `before`.
     pub fn before(before: usize, action: Action) -> Intervention {
-        Intervention { before, action, fired: false }
+        Intervention {
+            before,
+            action,
+            fired: false,
+        }
     }
 }
 
@@ -96,16 +100,19 @@ impl Turns {
     /// Turns among wires numbered `0..n`, starting with 0.
     pub fn new(n: usize) -> Arc<Turns> {
         Arc::new(Turns {
-            state: Mutex::new(TurnState { active: (0..n).collect(), current: 0 }),
+            state: Mutex::new(TurnState {
+                active: (0..n).collect(),
+                current: 0,
+            }),
             changed: Condvar::new(),
         })
     }
 
     fn wait_for(&self, me: usize) {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = self
-            .changed
-            .wait_timeout_while(state, TURN_PATIENCE, |s| s.active.get(s.current) != Some(&me));
+        let _ = self.changed.wait_timeout_while(state, TURN_PATIENCE, |s| {
+            s.active.get(s.current) != Some(&me)
+        });
     }
 
     fn pass(&self, me: usize) {
@@ -208,7 +215,9 @@ impl Wire {
     }
 
     fn fire(&mut self) -> Result<(), GradeError> {
-        let Some(intervention) = self.intervention.as_mut() else { return Ok(()) };
+        let Some(intervention) = self.intervention.as_mut() else {
+            return Ok(());
+        };
         intervention.fired = true;
         let mut world = enter(&self.world);
         let fired = (intervention.action)(&mut world)?;
@@ -233,7 +242,11 @@ impl Wire {
         if let Some((turns, me)) = &self.turns {
             turns.wait_for(*me);
         }
-        if self.intervention.as_ref().is_some_and(|i| !i.fired && i.before == sent) {
+        if self
+            .intervention
+            .as_ref()
+            .is_some_and(|i| !i.fired && i.before == sent)
+        {
             self.fire().map_err(grader_trouble)?;
         }
         if self.crashed {
@@ -248,13 +261,19 @@ impl Wire {
     /// Everything that happens after a reply came back.
     fn after_command(&mut self, packed: &[u8], reply: &RedisResult<Value>) -> RedisResult<()> {
         let args = unpack(packed);
-        let is_script_reload = args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"SCRIPT"))
+        let is_script_reload = args
+            .first()
+            .is_some_and(|a| a.eq_ignore_ascii_case(b"SCRIPT"))
             || matches!(reply, Ok(Value::ServerError(e)) if e.code() == "NOSCRIPT");
         if is_script_reload {
             return Ok(());
         }
         let world = enter(&self.world);
-        let command = args.iter().map(|a| show_arg(&world.keys.display(&String::from_utf8_lossy(a)))).collect::<Vec<_>>().join(" ");
+        let command = args
+            .iter()
+            .map(|a| show_arg(&world.keys.display(&String::from_utf8_lossy(a))))
+            .collect::<Vec<_>>()
+            .join(" ");
         let reply = match reply {
             Ok(value) => show_value(value),
             Err(e) => format!("(error) {e}"),
@@ -273,7 +292,9 @@ impl Wire {
 /// Turns a problem of the grader's into an error the lock sees (it can only
 /// give up), while the message still says whose problem it is.
 fn grader_trouble(e: GradeError) -> RedisError {
-    RedisError::from(std::io::Error::other(format!("grader problem, not yours: {e}")))
+    RedisError::from(std::io::Error::other(format!(
+        "grader problem, not yours: {e}"
+    )))
 }
 
 impl Drop for Wire {
@@ -294,10 +315,18 @@ impl ConnectionLike for Wire {
 
     /// A pipeline is one step: the grader does not step in between its
     /// commands (in a `MULTI`/`EXEC` nobody can).
-    fn req_packed_commands(&mut self, cmd: &[u8], offset: usize, count: usize) -> RedisResult<Vec<Value>> {
+    fn req_packed_commands(
+        &mut self,
+        cmd: &[u8],
+        offset: usize,
+        count: usize,
+    ) -> RedisResult<Vec<Value>> {
         self.before_command()?;
         let replies = self.inner.req_packed_commands(cmd, offset, count);
-        let shown = replies.as_ref().map(|v| Value::Array(v.clone())).map_err(|e| e.clone());
+        let shown = replies
+            .as_ref()
+            .map(|v| Value::Array(v.clone()))
+            .map_err(|e| e.clone());
         self.after_command(&pipeline_label(cmd), &shown)?;
         replies
     }
@@ -333,10 +362,15 @@ fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
     }
     let mut commands = Vec::new();
     while let Some(header) = line(&mut rest) {
-        let Some(n) = header.strip_prefix(b"*").and_then(number) else { break };
+        let Some(n) = header.strip_prefix(b"*").and_then(number) else {
+            break;
+        };
         let mut args = Vec::with_capacity(n);
         for _ in 0..n {
-            let Some(len) = line(&mut rest).and_then(|h| h.strip_prefix(b"$").and_then(number)) else { break };
+            let Some(len) = line(&mut rest).and_then(|h| h.strip_prefix(b"$").and_then(number))
+            else {
+                break;
+            };
             if rest.len() < len + 2 {
                 break;
             }
@@ -352,7 +386,12 @@ fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
 fn pipeline_label(packed: &[u8]) -> Vec<u8> {
     let names: Vec<String> = unpack_all(packed)
         .iter()
-        .map(|args| args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect::<Vec<_>>().join(" "))
+        .map(|args| {
+            args.iter()
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect();
     let text = format!("[pipeline] {}", names.join("; "));
     format!("*1\r\n${}\r\n{}\r\n", text.len(), text).into_bytes()
@@ -365,7 +404,13 @@ fn show_arg(arg: &str) -> String {
         return format!("<script, {lines} lines>");
     }
     let shown: String = arg.chars().take(48).collect();
-    if shown.len() < arg.len() { format!("{shown}…") } else if arg.is_empty() || arg.contains(' ') { format!("{arg:?}") } else { shown }
+    if shown.len() < arg.len() {
+        format!("{shown}…")
+    } else if arg.is_empty() || arg.contains(' ') {
+        format!("{arg:?}")
+    } else {
+        shown
+    }
 }
 
 /// A reply as redis-cli would show it, more or less.
@@ -378,9 +423,14 @@ fn show_value(value: &Value) -> String {
         Value::Okay => "OK".into(),
         Value::Boolean(b) => format!("(boolean) {b}"),
         Value::Double(d) => format!("(double) {d}"),
-        Value::ServerError(e) => format!("(error) {} {}", e.code(), e.details().unwrap_or("")).trim_end().to_string(),
+        Value::ServerError(e) => format!("(error) {} {}", e.code(), e.details().unwrap_or(""))
+            .trim_end()
+            .to_string(),
         Value::Array(items) | Value::Set(items) => {
-            format!("[{}]", items.iter().map(show_value).collect::<Vec<_>>().join(", "))
+            format!(
+                "[{}]",
+                items.iter().map(show_value).collect::<Vec<_>>().join(", ")
+            )
         }
         other => format!("{other:?}"),
     }
@@ -393,10 +443,20 @@ mod tests {
     #[test]
     fn unpacks_a_packed_command_and_a_pipeline() {
         let set = redis::cmd("SET").arg("k").arg("v w").get_packed_command();
-        assert_eq!(unpack(&set), vec![b"SET".to_vec(), b"k".to_vec(), b"v w".to_vec()]);
-        let pipe = redis::pipe().atomic().cmd("DEL").arg("k").get_packed_pipeline();
+        assert_eq!(
+            unpack(&set),
+            vec![b"SET".to_vec(), b"k".to_vec(), b"v w".to_vec()]
+        );
+        let pipe = redis::pipe()
+            .atomic()
+            .cmd("DEL")
+            .arg("k")
+            .get_packed_pipeline();
         let label = unpack(&pipeline_label(&pipe));
-        assert_eq!(String::from_utf8_lossy(&label[0]), "[pipeline] MULTI; DEL k; EXEC");
+        assert_eq!(
+            String::from_utf8_lossy(&label[0]),
+            "[pipeline] MULTI; DEL k; EXEC"
+        );
     }
 
     #[test]

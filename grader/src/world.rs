@@ -94,7 +94,9 @@ pub type SharedWorld = Arc<Mutex<World>>;
 /// half-changed (it only holds the lock inside the grader's own code), so a
 /// poisoned lock is still usable.
 pub fn enter(world: &SharedWorld) -> MutexGuard<'_, World> {
-    world.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    world
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl World {
@@ -105,14 +107,35 @@ impl World {
         let keys = Keys::fresh();
         redis::pipe()
             .atomic()
-            .cmd("SET").arg(&keys.fence).arg(FIRST_FENCE_COUNTER).arg("PX").arg(SAFETY_TTL_MS)
-            .cmd("HSET").arg(&keys.row).arg("value").arg(0).arg("fence").arg(0)
-            .cmd("PEXPIRE").arg(&keys.row).arg(SAFETY_TTL_MS)
-            .cmd("HSET").arg(&keys.clock).arg("started").arg(1)
-            .cmd("PEXPIRE").arg(&keys.clock).arg(SAFETY_TTL_MS)
+            .cmd("SET")
+            .arg(&keys.fence)
+            .arg(FIRST_FENCE_COUNTER)
+            .arg("PX")
+            .arg(SAFETY_TTL_MS)
+            .cmd("HSET")
+            .arg(&keys.row)
+            .arg("value")
+            .arg(0)
+            .arg("fence")
+            .arg(0)
+            .cmd("PEXPIRE")
+            .arg(&keys.row)
+            .arg(SAFETY_TTL_MS)
+            .cmd("HSET")
+            .arg(&keys.clock)
+            .arg("started")
+            .arg(1)
+            .cmd("PEXPIRE")
+            .arg(&keys.clock)
+            .arg(SAFETY_TTL_MS)
             .exec(&mut con)?;
         let clock = Clock::new(keys.clock.clone(), std::slice::from_ref(&keys.lock));
-        Ok(World { keys, memo: Default::default(), con, clock })
+        Ok(World {
+            keys,
+            memo: Default::default(),
+            con,
+            clock,
+        })
     }
 
     /// Wraps the world for sharing with client connections.
@@ -155,7 +178,9 @@ impl World {
 
     /// The token in the lock key, if any.
     pub fn lock_value(&mut self) -> Result<Option<String>, GradeError> {
-        Ok(redis::cmd("GET").arg(&self.keys.lock).query(&mut self.con)?)
+        Ok(redis::cmd("GET")
+            .arg(&self.keys.lock)
+            .query(&mut self.con)?)
     }
 
     /// The lock key's virtual expiry.
@@ -171,7 +196,10 @@ impl World {
             .arg("value")
             .arg("fence")
             .query(&mut self.con)?;
-        Ok(Row { value: value.unwrap_or(0), fence: fence.unwrap_or(0) })
+        Ok(Row {
+            value: value.unwrap_or(0),
+            fence: fence.unwrap_or(0),
+        })
     }
 
     /// A plain, unfenced read of the counter: the job's own database access
@@ -182,7 +210,11 @@ impl World {
 
     /// A plain, unfenced write of the counter.
     pub fn write_counter(&mut self, value: i64) -> Result<(), GradeError> {
-        redis::cmd("HSET").arg(&self.keys.row).arg("value").arg(value).exec(&mut self.con)?;
+        redis::cmd("HSET")
+            .arg(&self.keys.row)
+            .arg("value")
+            .arg(value)
+            .exec(&mut self.con)?;
         Ok(())
     }
 }
@@ -190,6 +222,8 @@ impl World {
 impl Drop for World {
     fn drop(&mut self) {
         // Best effort: the safety TTLs clean up if this fails.
-        let _ = redis::cmd("DEL").arg(&self.keys.all()[..]).exec(&mut self.con);
+        let _ = redis::cmd("DEL")
+            .arg(&self.keys.all()[..])
+            .exec(&mut self.con);
     }
 }

@@ -17,10 +17,14 @@ fn every_book_timeline_matches_a_fresh_run() {
     let update = std::env::var_os("UPDATE_TIMELINES").is_some();
     let mut stale = Vec::new();
     for demo in demos::all() {
-        let json = demo.timeline().unwrap_or_else(|e| panic!("{}: {e}", demo.name)).to_json();
+        let json = demo
+            .timeline()
+            .unwrap_or_else(|e| panic!("{}: {e}", demo.name))
+            .to_json();
         let path = folder().join(format!("{}.json", demo.name));
         if update {
-            fs::write(&path, &json).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+            fs::write(&path, &json)
+                .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         } else if fs::read_to_string(&path).ok().as_deref() != Some(json.as_str()) {
             stale.push(demo.name);
         }
@@ -34,11 +38,21 @@ fn every_book_timeline_matches_a_fresh_run() {
 
 #[test]
 fn the_folder_holds_no_timeline_the_grader_does_not_make() {
-    let names: Vec<String> = demos::all().iter().map(|d| format!("{}.json", d.name)).collect();
+    let names: Vec<String> = demos::all()
+        .iter()
+        .map(|d| format!("{}.json", d.name))
+        .collect();
     for entry in fs::read_dir(folder()).expect("book/timelines/ exists") {
-        let file = entry.expect("a readable entry").file_name().to_string_lossy().into_owned();
+        let file = entry
+            .expect("a readable entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
         if file.ends_with(".json") {
-            assert!(names.contains(&file), "book/timelines/{file} is not made by any demo");
+            assert!(
+                names.contains(&file),
+                "book/timelines/{file} is not made by any demo"
+            );
         }
     }
 }

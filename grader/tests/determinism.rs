@@ -18,14 +18,22 @@ fn same_timeline_every_time(name: &str) {
             .map(|_| {
                 s.spawn(|| {
                     (0..RUNS / AT_ONCE)
-                        .filter(|_| run::run(&scenario, &REFERENCE).expect("runs").timeline != first)
+                        .filter(|_| {
+                            run::run(&scenario, &REFERENCE).expect("runs").timeline != first
+                        })
                         .count()
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().expect("a worker")).sum()
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a worker"))
+            .sum()
     });
-    assert_eq!(differing, 0, "{differing} of {RUNS} runs of {name} differed from the first");
+    assert_eq!(
+        differing, 0,
+        "{differing} of {RUNS} runs of {name} differed from the first"
+    );
 }
 
 #[test]

@@ -15,7 +15,10 @@ fn read(path: &str) -> String {
 #[test]
 fn the_learners_test_file_lists_every_check_once() {
     let grade = read("exercises/tests/grade.rs");
-    let body = grade.split("checks! {").nth(1).expect("grade.rs has a checks! { … } block");
+    let body = grade
+        .split("checks! {")
+        .nth(1)
+        .expect("grade.rs has a checks! { … } block");
     let mut listed = Vec::new();
     let mut exercise = String::new();
     for line in body.lines().map(str::trim) {
@@ -26,7 +29,10 @@ fn the_learners_test_file_lists_every_check_once() {
         }
     }
     let all: Vec<String> = CHECKS.iter().map(|c| c.name.to_string()).collect();
-    assert_eq!(listed, all, "exercises/tests/grade.rs must list the checks of checks.rs, in order");
+    assert_eq!(
+        listed, all,
+        "exercises/tests/grade.rs must list the checks of checks.rs, in order"
+    );
 }
 
 /// The `pub fn` signatures of a file, whitespace folded.
@@ -43,11 +49,33 @@ fn every_stub_mirrors_its_solution() {
     for exercise in ["token", "acquire", "release", "fencing", "storage"] {
         let stub = read(&format!("exercises/src/{exercise}.rs"));
         let solution = read(&format!("grader/src/reference/{exercise}.rs"));
-        assert_eq!(signatures(&stub), signatures(&solution), "{exercise}: the stub and its solution differ");
-        assert!(stub.contains("todo!(\""), "{exercise}: the stub should still hold a todo!(\"…\")");
-        assert!(stub.contains("// TODO:"), "{exercise}: the stub should mark what to change with // TODO:");
-        assert!(!solution.contains("todo!("), "{exercise}: the solution is unfinished");
-        let intro = |s: &str| s.lines().take_while(|l| l.starts_with("//!")).collect::<Vec<_>>().join("\n");
-        assert_eq!(intro(&stub), intro(&solution), "{exercise}: the story at the top should be the same");
+        assert_eq!(
+            signatures(&stub),
+            signatures(&solution),
+            "{exercise}: the stub and its solution differ"
+        );
+        assert!(
+            stub.contains("todo!(\""),
+            "{exercise}: the stub should still hold a todo!(\"…\")"
+        );
+        assert!(
+            stub.contains("// TODO:"),
+            "{exercise}: the stub should mark what to change with // TODO:"
+        );
+        assert!(
+            !solution.contains("todo!("),
+            "{exercise}: the solution is unfinished"
+        );
+        let intro = |s: &str| {
+            s.lines()
+                .take_while(|l| l.starts_with("//!"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(
+            intro(&stub),
+            intro(&solution),
+            "{exercise}: the story at the top should be the same"
+        );
     }
 }

@@ -11,8 +11,13 @@ use grader::report::{Problem, Verdict};
 use grader::sandbox::{CALL_LIMIT, Failure};
 
 fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
-    let verdict = checks::named(check).expect("a check").run(lock).expect("the grader runs");
-    let Verdict::Fail(report) = verdict else { panic!("{check} should fail for {:?}, got {verdict:?}", lock.name) };
+    let verdict = checks::named(check)
+        .expect("a check")
+        .run(lock)
+        .expect("the grader runs");
+    let Verdict::Fail(report) = verdict else {
+        panic!("{check} should fail for {:?}, got {verdict:?}", lock.name)
+    };
     match &report.problem {
         Problem::Failed { failure, .. } => (failure.clone(), report.to_string()),
         Problem::Broken(v) => panic!("expected a failed call, got a broken rule: {v}"),
@@ -22,9 +27,14 @@ fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
 #[test]
 fn a_panic_is_reported_with_its_place() {
     let (failure, report) = failure_of("acquire::takes_a_free_lock", &PANICS);
-    let Failure::Panicked { message, location } = failure else { panic!("got {failure:?}") };
+    let Failure::Panicked { message, location } = failure else {
+        panic!("got {failure:?}")
+    };
     assert!(message.contains("unwrap"), "{message}");
-    assert!(location.is_some_and(|l| l.contains("misbehaving.rs")), "{report}");
+    assert!(
+        location.is_some_and(|l| l.contains("misbehaving.rs")),
+        "{report}"
+    );
     assert!(report.contains("Your `acquire` panicked at"), "{report}");
 }
 
@@ -33,10 +43,17 @@ fn an_endless_loop_is_cut_off_at_the_time_limit_and_the_next_check_runs() {
     let started = Instant::now();
     let (failure, report) = failure_of("acquire::takes_a_free_lock", &SPINS);
     assert_eq!(failure, Failure::TimedOut { commands: 0 }, "{report}");
-    assert!(started.elapsed() < CALL_LIMIT + Duration::from_secs(2), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < CALL_LIMIT + Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
     assert!(report.contains("did not return within 3 s"), "{report}");
     // The spinning thread is still running; the grader goes on regardless.
-    let next = checks::named("release::releases_its_own_lock").expect("a check").run(&REFERENCE).expect("runs");
+    let next = checks::named("release::releases_its_own_lock")
+        .expect("a check")
+        .run(&REFERENCE)
+        .expect("runs");
     assert_eq!(next, Verdict::Pass);
 }
 
@@ -51,5 +68,8 @@ fn a_command_loop_is_stopped_by_the_command_budget() {
 fn a_redis_error_is_reported_with_the_command_that_caused_it() {
     let (failure, report) = failure_of("acquire::takes_a_free_lock", &ERRS);
     assert!(matches!(failure, Failure::Error { .. }), "{failure:?}");
-    assert!(report.contains("SET lock token-of-A NX PXX 10000 → (error)"), "{report}");
+    assert!(
+        report.contains("SET lock token-of-A NX PXX 10000 → (error)"),
+        "{report}"
+    );
 }

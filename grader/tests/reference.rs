@@ -8,15 +8,24 @@ use grader::{Verdict, demos};
 #[test]
 fn the_reference_lock_passes_every_check() {
     for check in CHECKS {
-        let verdict = check.run(&REFERENCE).unwrap_or_else(|e| panic!("{}: {e}", check.name));
-        assert_eq!(verdict, Verdict::Pass, "{} failed on the reference lock", check.name);
+        let verdict = check
+            .run(&REFERENCE)
+            .unwrap_or_else(|e| panic!("{}: {e}", check.name));
+        assert_eq!(
+            verdict,
+            Verdict::Pass,
+            "{} failed on the reference lock",
+            check.name
+        );
     }
 }
 
 #[test]
 fn every_timeline_matches_its_snapshot() {
     for demo in demos::all() {
-        let timeline = demo.timeline().unwrap_or_else(|e| panic!("{}: {e}", demo.name));
+        let timeline = demo
+            .timeline()
+            .unwrap_or_else(|e| panic!("{}: {e}", demo.name));
         insta::with_settings!({ snapshot_suffix => demo.name, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!("timeline", timeline.render(None));
         });

@@ -1,9 +1,9 @@
 //! The learner's crate as handed out: every check says "not started" and
 //! names the function to write, and nothing panics past the grader.
 
+use grader::Lock;
 use grader::checks::CHECKS;
 use grader::report::Verdict;
-use grader::Lock;
 
 const STUBS: Lock = Lock {
     name: "the stubs",
@@ -18,7 +18,9 @@ const STUBS: Lock = Lock {
 #[test]
 fn every_check_reports_the_stubs_as_not_started() {
     for check in CHECKS {
-        let verdict = check.run(&STUBS).unwrap_or_else(|e| panic!("{}: {e}", check.name));
+        let verdict = check
+            .run(&STUBS)
+            .unwrap_or_else(|e| panic!("{}: {e}", check.name));
         let Verdict::NotStarted { function, message } = &verdict else {
             panic!("{} should say not started, got {verdict:?}", check.name);
         };
@@ -28,11 +30,21 @@ fn every_check_reports_the_stubs_as_not_started() {
             "acquire" => "acquire",
             "release" => "release",
             "fencing" => "acquire_fenced",
-            "storage" => if *function == "fenced_read" { "fenced_read" } else { "fenced_write" },
+            "storage" => {
+                if *function == "fenced_read" {
+                    "fenced_read"
+                } else {
+                    "fenced_write"
+                }
+            }
             // The scenarios need the whole lock; the first stub they meet is the token.
             _ => "new_token",
         };
         assert_eq!(*function, expected, "{}", check.name);
-        assert!(!message.is_empty(), "{}: a stub's todo!() should say what to do", check.name);
+        assert!(
+            !message.is_empty(),
+            "{}: a stub's todo!() should say what to do",
+            check.name
+        );
     }
 }

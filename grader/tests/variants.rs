@@ -6,9 +6,14 @@ use grader::checks::CHECKS;
 use grader::report::Verdict;
 
 fn passes_every_check(name: &str) {
-    let lock = ALL.iter().find(|l| l.name == name).unwrap_or_else(|| panic!("no variant {name:?}"));
+    let lock = ALL
+        .iter()
+        .find(|l| l.name == name)
+        .unwrap_or_else(|| panic!("no variant {name:?}"));
     for check in CHECKS {
-        let verdict = check.run(lock).unwrap_or_else(|e| panic!("{}: {e}", check.name));
+        let verdict = check
+            .run(lock)
+            .unwrap_or_else(|e| panic!("{}: {e}", check.name));
         if let Verdict::Fail(report) = &verdict {
             panic!("the correct variant {name:?} failed:\n{report}");
         }
@@ -58,5 +63,9 @@ fn watch_multi_storage() {
 
 #[test]
 fn every_variant_has_a_test_above() {
-    assert_eq!(ALL.len(), 8, "a new variant needs its own test in this file");
+    assert_eq!(
+        ALL.len(),
+        8,
+        "a new variant needs its own test in this file"
+    );
 }

@@ -5,21 +5,58 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use redis::{Commands, ConnectionLike, ExistenceCheck, RedisResult, Script, SetExpiry, SetOptions, Value};
+use redis::{
+    Commands, ConnectionLike, ExistenceCheck, RedisResult, Script, SetExpiry, SetOptions, Value,
+};
 
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
 
 /// Every correct variant.
 pub const ALL: &[Lock] = &[
-    Lock { name: "SetOptions, base64 tokens", new_token: base64_token, acquire: with_set_options, ..REFERENCE },
-    Lock { name: "PX before NX, UUID tokens", new_token: uuid_token, acquire: px_before_nx, ..REFERENCE },
-    Lock { name: "PXAT", acquire: with_pxat, ..REFERENCE },
-    Lock { name: "EVAL, nil-or-OK release", release: eval_release, ..REFERENCE },
-    Lock { name: "WATCH/MULTI release", release: watch_release, ..REFERENCE },
-    Lock { name: "INCR before SET in one script", acquire_fenced: incr_first, ..REFERENCE },
-    Lock { name: "string verdicts from the storage", fenced_write: worded_write, fenced_read: worded_read, ..REFERENCE },
-    Lock { name: "WATCH/MULTI storage", fenced_write: optimistic_write, ..REFERENCE },
+    Lock {
+        name: "SetOptions, base64 tokens",
+        new_token: base64_token,
+        acquire: with_set_options,
+        ..REFERENCE
+    },
+    Lock {
+        name: "PX before NX, UUID tokens",
+        new_token: uuid_token,
+        acquire: px_before_nx,
+        ..REFERENCE
+    },
+    Lock {
+        name: "PXAT",
+        acquire: with_pxat,
+        ..REFERENCE
+    },
+    Lock {
+        name: "EVAL, nil-or-OK release",
+        release: eval_release,
+        ..REFERENCE
+    },
+    Lock {
+        name: "WATCH/MULTI release",
+        release: watch_release,
+        ..REFERENCE
+    },
+    Lock {
+        name: "INCR before SET in one script",
+        acquire_fenced: incr_first,
+        ..REFERENCE
+    },
+    Lock {
+        name: "string verdicts from the storage",
+        fenced_write: worded_write,
+        fenced_read: worded_read,
+        ..REFERENCE
+    },
+    Lock {
+        name: "WATCH/MULTI storage",
+        fenced_write: optimistic_write,
+        ..REFERENCE
+    },
 ];
 
 fn random_bytes<const N: usize>() -> [u8; N] {
@@ -56,11 +93,23 @@ fn uuid_token() -> String {
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 /// redis-rs's typed options, through the `Commands` trait.
-fn with_set_options<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
+fn with_set_options<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
     let options = SetOptions::default()
         .conditional_set(ExistenceCheck::NX)
         .with_expiration(SetExpiry::PX(ttl.as_millis() as u64));
@@ -69,23 +118,52 @@ fn with_set_options<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl:
 }
 
 /// The options in the other order.
-fn px_before_nx<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
-    let reply: Value = redis::cmd("SET").arg(key).arg(token).arg("PX").arg(ttl.as_millis() as u64).arg("NX").query(con)?;
+fn px_before_nx<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let reply: Value = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("PX")
+        .arg(ttl.as_millis() as u64)
+        .arg("NX")
+        .query(con)?;
     Ok(reply == Value::Okay)
 }
 
 /// An absolute expiry from the local clock.
-fn with_pxat<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
-    let until = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default() + ttl;
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("PXAT").arg(until.as_millis() as u64).query(con)?;
+fn with_pxat<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let until = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        + ttl;
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PXAT")
+        .arg(until.as_millis() as u64)
+        .query(con)?;
     Ok(reply.is_some())
 }
 
 /// EVAL with the script text each time, answering "OK" or nil.
 fn eval_release<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> RedisResult<bool> {
     let script = r#"if redis.call("get", KEYS[1]) == ARGV[1] then redis.call("del", KEYS[1]); return "OK" end return nil"#;
-    let reply: Option<String> = redis::cmd("EVAL").arg(script).arg(1).arg(key).arg(token).query(con)?;
+    let reply: Option<String> = redis::cmd("EVAL")
+        .arg(script)
+        .arg(1)
+        .arg(key)
+        .arg(token)
+        .query(con)?;
     Ok(reply.is_some())
 }
 
@@ -104,7 +182,13 @@ fn watch_release<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> Redi
 
 /// The counter first, then the lock, in one script: a denied attempt uses up
 /// a number, but numbers still only grow.
-fn incr_first<C: ConnectionLike>(con: &mut C, key: &str, fence: &str, token: &str, ttl: Duration) -> RedisResult<Option<u64>> {
+fn incr_first<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    fence: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<Option<u64>> {
     let script = Script::new(
         r#"
 local t = redis.call("INCR", KEYS[2])
@@ -112,11 +196,21 @@ if redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX") then return t end
 return nil
 "#,
     );
-    script.key(key).key(fence).arg(token).arg(ttl.as_millis() as u64).invoke(con)
+    script
+        .key(key)
+        .key(fence)
+        .arg(token)
+        .arg(ttl.as_millis() as u64)
+        .invoke(con)
 }
 
 /// Answers "accepted" or "stale".
-fn worded_write<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value: i64) -> RedisResult<bool> {
+fn worded_write<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
     let script = Script::new(
         r#"
 local seen = redis.call("HGET", KEYS[1], "fence")
@@ -148,7 +242,12 @@ return { "ok", redis.call("HGET", KEYS[1], "value") or "0" }
 
 /// WATCH the row, check the token, write in a transaction; try again if the
 /// row changed in between.
-fn optimistic_write<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value: i64) -> RedisResult<bool> {
+fn optimistic_write<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
     for _ in 0..10 {
         redis::cmd("WATCH").arg(row).exec(con)?;
         let highest: Option<u64> = redis::cmd("HGET").arg(row).arg("fence").query(con)?;
@@ -157,11 +256,15 @@ fn optimistic_write<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value
             return Ok(false);
         }
         // EXEC answers nil when the row changed since the WATCH.
-        let done: Option<Vec<Value>> =
-            redis::pipe().atomic().hset_multiple(row, &[("fence", token as i64), ("value", value)]).query(con)?;
+        let done: Option<Vec<Value>> = redis::pipe()
+            .atomic()
+            .hset_multiple(row, &[("fence", token as i64), ("value", value)])
+            .query(con)?;
         if done.is_some() {
             return Ok(true);
         }
     }
-    Err(redis::RedisError::from(std::io::Error::other("the row kept changing")))
+    Err(redis::RedisError::from(std::io::Error::other(
+        "the row kept changing",
+    )))
 }

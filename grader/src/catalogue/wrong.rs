@@ -24,26 +24,186 @@ pub struct Wrong {
 
 /// Every wrong lock.
 pub const ALL: &[Wrong] = &[
-    Wrong { lock: Lock { name: "constant token", new_token: constant_token, ..REFERENCE }, fails: "token::unique", breaks: Property::TokensUnique },
-    Wrong { lock: Lock { name: "64-bit token", new_token: short_token, ..REFERENCE }, fails: "token::unguessable", breaks: Property::TokensUnguessable },
-    Wrong { lock: Lock { name: "timestamp token", new_token: timestamp_token, ..REFERENCE }, fails: "token::unguessable", breaks: Property::TokensUnguessable },
-    Wrong { lock: Lock { name: "SET without NX", acquire: set_without_nx, ..REFERENCE }, fails: "acquire::refuses_a_held_lock", breaks: Property::AcquireRespectsHolder },
-    Wrong { lock: Lock { name: "no TTL", acquire: no_ttl, ..REFERENCE }, fails: "acquire::takes_a_free_lock", breaks: Property::LockHasTtl },
-    Wrong { lock: Lock { name: "milliseconds given to EX", acquire: millis_as_ex, ..REFERENCE }, fails: "acquire::sets_the_ttl_in_milliseconds", breaks: Property::LockHasTtl },
-    Wrong { lock: Lock { name: "TTL cut to whole seconds", acquire: whole_seconds, ..REFERENCE }, fails: "acquire::sets_the_ttl_in_milliseconds", breaks: Property::LockHasTtl },
-    Wrong { lock: Lock { name: "SET NX then EXPIRE", acquire: setnx_then_expire, ..REFERENCE }, fails: "acquire::no_lock_without_ttl_after_a_crash", breaks: Property::NoImmortalLock },
-    Wrong { lock: Lock { name: "GET then SET", acquire: get_then_set, ..REFERENCE }, fails: "acquire::one_winner_among_three", breaks: Property::OneWinner },
-    Wrong { lock: Lock { name: "TTL reset on a failed attempt", acquire: resets_ttl_when_denied, ..REFERENCE }, fails: "acquire::refuses_a_held_lock", breaks: Property::AcquireRespectsHolder },
-    Wrong { lock: Lock { name: "plain DEL release", release: plain_del, ..REFERENCE }, fails: "release::leaves_another_holders_lock", breaks: Property::ReleaseSparesOthers },
-    Wrong { lock: Lock { name: "GET then DEL release", release: get_then_del, ..REFERENCE }, fails: "release::never_deletes_a_lock_that_changed_hands", breaks: Property::ReleaseSparesOthers },
-    Wrong { lock: Lock { name: "release that always says yes", release: always_yes, ..REFERENCE }, fails: "release::leaves_another_holders_lock", breaks: Property::ReleaseTellsTruth },
-    Wrong { lock: Lock { name: "SET NX then a separate INCR", acquire_fenced: set_then_incr, ..REFERENCE }, fails: "fencing::lock_and_token_in_one_step", breaks: Property::TokensGrow },
-    Wrong { lock: Lock { name: "INCR then a separate SET NX", acquire_fenced: incr_then_set, ..REFERENCE }, fails: "fencing::lock_and_token_in_one_step", breaks: Property::TokensGrow },
-    Wrong { lock: Lock { name: "fence checked against the value", fenced_write: compares_with_value, ..REFERENCE }, fails: "storage::rejects_an_older_token", breaks: Property::StaleRequestsRejected },
-    Wrong { lock: Lock { name: "fence that refuses equal tokens", fenced_write: refuses_equal, ..REFERENCE }, fails: "storage::accepts_newer_and_equal_tokens", breaks: Property::EqualTokensAccepted },
-    Wrong { lock: Lock { name: "storage that forgets the highest token", fenced_write: forgets_highest, ..REFERENCE }, fails: "storage::remembers_the_highest_token", breaks: Property::StorageRemembersHighest },
-    Wrong { lock: Lock { name: "storage that checks, then writes", fenced_write: check_then_write, ..REFERENCE }, fails: "storage::checks_and_writes_in_one_step", breaks: Property::StaleRequestsRejected },
-    Wrong { lock: Lock { name: "unfenced reads", fenced_read: unfenced_read, ..REFERENCE }, fails: "storage::fences_reads", breaks: Property::StorageRemembersHighest },
+    Wrong {
+        lock: Lock {
+            name: "constant token",
+            new_token: constant_token,
+            ..REFERENCE
+        },
+        fails: "token::unique",
+        breaks: Property::TokensUnique,
+    },
+    Wrong {
+        lock: Lock {
+            name: "64-bit token",
+            new_token: short_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "timestamp token",
+            new_token: timestamp_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "SET without NX",
+            acquire: set_without_nx,
+            ..REFERENCE
+        },
+        fails: "acquire::refuses_a_held_lock",
+        breaks: Property::AcquireRespectsHolder,
+    },
+    Wrong {
+        lock: Lock {
+            name: "no TTL",
+            acquire: no_ttl,
+            ..REFERENCE
+        },
+        fails: "acquire::takes_a_free_lock",
+        breaks: Property::LockHasTtl,
+    },
+    Wrong {
+        lock: Lock {
+            name: "milliseconds given to EX",
+            acquire: millis_as_ex,
+            ..REFERENCE
+        },
+        fails: "acquire::sets_the_ttl_in_milliseconds",
+        breaks: Property::LockHasTtl,
+    },
+    Wrong {
+        lock: Lock {
+            name: "TTL cut to whole seconds",
+            acquire: whole_seconds,
+            ..REFERENCE
+        },
+        fails: "acquire::sets_the_ttl_in_milliseconds",
+        breaks: Property::LockHasTtl,
+    },
+    Wrong {
+        lock: Lock {
+            name: "SET NX then EXPIRE",
+            acquire: setnx_then_expire,
+            ..REFERENCE
+        },
+        fails: "acquire::no_lock_without_ttl_after_a_crash",
+        breaks: Property::NoImmortalLock,
+    },
+    Wrong {
+        lock: Lock {
+            name: "GET then SET",
+            acquire: get_then_set,
+            ..REFERENCE
+        },
+        fails: "acquire::one_winner_among_three",
+        breaks: Property::OneWinner,
+    },
+    Wrong {
+        lock: Lock {
+            name: "TTL reset on a failed attempt",
+            acquire: resets_ttl_when_denied,
+            ..REFERENCE
+        },
+        fails: "acquire::refuses_a_held_lock",
+        breaks: Property::AcquireRespectsHolder,
+    },
+    Wrong {
+        lock: Lock {
+            name: "plain DEL release",
+            release: plain_del,
+            ..REFERENCE
+        },
+        fails: "release::leaves_another_holders_lock",
+        breaks: Property::ReleaseSparesOthers,
+    },
+    Wrong {
+        lock: Lock {
+            name: "GET then DEL release",
+            release: get_then_del,
+            ..REFERENCE
+        },
+        fails: "release::never_deletes_a_lock_that_changed_hands",
+        breaks: Property::ReleaseSparesOthers,
+    },
+    Wrong {
+        lock: Lock {
+            name: "release that always says yes",
+            release: always_yes,
+            ..REFERENCE
+        },
+        fails: "release::leaves_another_holders_lock",
+        breaks: Property::ReleaseTellsTruth,
+    },
+    Wrong {
+        lock: Lock {
+            name: "SET NX then a separate INCR",
+            acquire_fenced: set_then_incr,
+            ..REFERENCE
+        },
+        fails: "fencing::lock_and_token_in_one_step",
+        breaks: Property::TokensGrow,
+    },
+    Wrong {
+        lock: Lock {
+            name: "INCR then a separate SET NX",
+            acquire_fenced: incr_then_set,
+            ..REFERENCE
+        },
+        fails: "fencing::lock_and_token_in_one_step",
+        breaks: Property::TokensGrow,
+    },
+    Wrong {
+        lock: Lock {
+            name: "fence checked against the value",
+            fenced_write: compares_with_value,
+            ..REFERENCE
+        },
+        fails: "storage::rejects_an_older_token",
+        breaks: Property::StaleRequestsRejected,
+    },
+    Wrong {
+        lock: Lock {
+            name: "fence that refuses equal tokens",
+            fenced_write: refuses_equal,
+            ..REFERENCE
+        },
+        fails: "storage::accepts_newer_and_equal_tokens",
+        breaks: Property::EqualTokensAccepted,
+    },
+    Wrong {
+        lock: Lock {
+            name: "storage that forgets the highest token",
+            fenced_write: forgets_highest,
+            ..REFERENCE
+        },
+        fails: "storage::remembers_the_highest_token",
+        breaks: Property::StorageRemembersHighest,
+    },
+    Wrong {
+        lock: Lock {
+            name: "storage that checks, then writes",
+            fenced_write: check_then_write,
+            ..REFERENCE
+        },
+        fails: "storage::checks_and_writes_in_one_step",
+        breaks: Property::StaleRequestsRejected,
+    },
+    Wrong {
+        lock: Lock {
+            name: "unfenced reads",
+            fenced_read: unfenced_read,
+            ..REFERENCE
+        },
+        fails: "storage::fences_reads",
+        breaks: Property::StorageRemembersHighest,
+    },
 ];
 
 /// The same token every time: two clients then release each other's locks.
@@ -63,62 +223,130 @@ fn short_token() -> String {
 fn timestamp_token() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let micros = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros());
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
     format!("{micros}-{}", N.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Overwrites whoever holds the lock.
-fn set_without_nx<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
-    redis::cmd("SET").arg(key).arg(token).arg("PX").arg(ttl.as_millis() as u64).exec(con)?;
+fn set_without_nx<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("PX")
+        .arg(ttl.as_millis() as u64)
+        .exec(con)?;
     Ok(true)
 }
 
 /// Never expires: a crashed holder blocks everyone for ever.
-fn no_ttl<C: ConnectionLike>(con: &mut C, key: &str, token: &str, _ttl: Duration) -> RedisResult<bool> {
+fn no_ttl<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    _ttl: Duration,
+) -> RedisResult<bool> {
     let reply: Option<String> = redis::cmd("SET").arg(key).arg(token).arg("NX").query(con)?;
     Ok(reply.is_some())
 }
 
 /// EX counts seconds: 10 000 ms become 10 000 s.
-fn millis_as_ex<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("EX").arg(ttl.as_millis() as u64).query(con)?;
+fn millis_as_ex<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("EX")
+        .arg(ttl.as_millis() as u64)
+        .query(con)?;
     Ok(reply.is_some())
 }
 
 /// `as_secs()` drops the fraction: 1.5 s becomes 1 s.
-fn whole_seconds<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("EX").arg(ttl.as_secs()).query(con)?;
+fn whole_seconds<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("EX")
+        .arg(ttl.as_secs())
+        .query(con)?;
     Ok(reply.is_some())
 }
 
 /// Two commands: a crash between them leaves a key without a TTL.
-fn setnx_then_expire<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
+fn setnx_then_expire<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
     let taken: bool = redis::cmd("SETNX").arg(key).arg(token).query(con)?;
     if taken {
-        redis::cmd("PEXPIRE").arg(key).arg(ttl.as_millis() as u64).exec(con)?;
+        redis::cmd("PEXPIRE")
+            .arg(key)
+            .arg(ttl.as_millis() as u64)
+            .exec(con)?;
     }
     Ok(taken)
 }
 
 /// Check, then set: several clients can all see "free".
-fn get_then_set<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
+fn get_then_set<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
     let holder: Option<String> = redis::cmd("GET").arg(key).query(con)?;
     if holder.is_some() {
         return Ok(false);
     }
-    redis::cmd("SET").arg(key).arg(token).arg("PX").arg(ttl.as_millis() as u64).exec(con)?;
+    redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("PX")
+        .arg(ttl.as_millis() as u64)
+        .exec(con)?;
     Ok(true)
 }
 
 /// Refreshes the TTL even when someone else holds the lock: contenders keep a
 /// dead holder's lock alive for ever.
-fn resets_ttl_when_denied<C: ConnectionLike>(con: &mut C, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("PX").arg(ttl.as_millis() as u64).query(con)?;
+fn resets_ttl_when_denied<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
+        .arg(ttl.as_millis() as u64)
+        .query(con)?;
     if reply.is_none() {
-        redis::cmd("PEXPIRE").arg(key).arg(ttl.as_millis() as u64).exec(con)?;
+        redis::cmd("PEXPIRE")
+            .arg(key)
+            .arg(ttl.as_millis() as u64)
+            .exec(con)?;
     }
     Ok(reply.is_some())
 }
@@ -146,9 +374,20 @@ fn always_yes<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> RedisRe
 }
 
 /// The lock, then the token, in two commands.
-fn set_then_incr<C: ConnectionLike>(con: &mut C, key: &str, fence: &str, token: &str, ttl: Duration) -> RedisResult<Option<u64>> {
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("PX").arg(ttl.as_millis() as u64).query(con)?;
+fn set_then_incr<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    fence: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<Option<u64>> {
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
+        .arg(ttl.as_millis() as u64)
+        .query(con)?;
     if reply.is_none() {
         return Ok(None);
     }
@@ -156,15 +395,31 @@ fn set_then_incr<C: ConnectionLike>(con: &mut C, key: &str, fence: &str, token: 
 }
 
 /// The token, then the lock, in two commands.
-fn incr_then_set<C: ConnectionLike>(con: &mut C, key: &str, fence: &str, token: &str, ttl: Duration) -> RedisResult<Option<u64>> {
+fn incr_then_set<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    fence: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<Option<u64>> {
     let fencing_token: u64 = redis::cmd("INCR").arg(fence).query(con)?;
-    let reply: Option<String> =
-        redis::cmd("SET").arg(key).arg(token).arg("NX").arg("PX").arg(ttl.as_millis() as u64).query(con)?;
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
+        .arg(ttl.as_millis() as u64)
+        .query(con)?;
     Ok(reply.map(|_| fencing_token))
 }
 
 /// Compares the token with the counter instead of the highest token.
-fn compares_with_value<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value: i64) -> RedisResult<bool> {
+fn compares_with_value<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
     let script = Script::new(
         r#"
 local current = tonumber(redis.call("HGET", KEYS[1], "value")) or 0
@@ -178,7 +433,12 @@ return 1
 }
 
 /// `<=` where `<` belongs: the holder's second write is refused.
-fn refuses_equal<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value: i64) -> RedisResult<bool> {
+fn refuses_equal<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
     let script = Script::new(
         r#"
 local highest = tonumber(redis.call("HGET", KEYS[1], "fence")) or 0
@@ -192,7 +452,12 @@ return 1
 }
 
 /// Checks the token but never stores it: every token passes.
-fn forgets_highest<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value: i64) -> RedisResult<bool> {
+fn forgets_highest<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
     let script = Script::new(
         r#"
 local highest = tonumber(redis.call("HGET", KEYS[1], "fence")) or 0
@@ -207,17 +472,32 @@ return 1
 
 /// Reads the highest token, compares in Rust, then writes: a newer write can
 /// land in between and be overwritten.
-fn check_then_write<C: ConnectionLike>(con: &mut C, row: &str, token: u64, value: i64) -> RedisResult<bool> {
+fn check_then_write<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
     let highest: Option<u64> = redis::cmd("HGET").arg(row).arg("fence").query(con)?;
     if token < highest.unwrap_or(0) {
         return Ok(false);
     }
-    redis::cmd("HSET").arg(row).arg("fence").arg(token).arg("value").arg(value).exec(con)?;
+    redis::cmd("HSET")
+        .arg(row)
+        .arg("fence")
+        .arg(token)
+        .arg("value")
+        .arg(value)
+        .exec(con)?;
     Ok(true)
 }
 
 /// Reads without checking or remembering the token.
-fn unfenced_read<C: ConnectionLike>(con: &mut C, row: &str, _token: u64) -> RedisResult<Option<i64>> {
+fn unfenced_read<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    _token: u64,
+) -> RedisResult<Option<i64>> {
     let value: Option<i64> = redis::cmd("HGET").arg(row).arg("value").query(con)?;
     Ok(Some(value.unwrap_or(0)))
 }

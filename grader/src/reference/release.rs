@@ -23,6 +23,9 @@ end
 /// lock was no longer this client's (expired, or taken by someone else), in
 /// which case nothing is deleted.
 pub fn release<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> RedisResult<bool> {
-    let deleted: i64 = Script::new(CHECK_AND_DELETE).key(key).arg(token).invoke(con)?;
+    let deleted: i64 = Script::new(CHECK_AND_DELETE)
+        .key(key)
+        .arg(token)
+        .invoke(con)?;
     Ok(deleted == 1)
 }

@@ -62,5 +62,8 @@ pub fn fenced_read<C: ConnectionLike>(
     row: &str,
     fencing_token: u64,
 ) -> RedisResult<Option<i64>> {
-    Script::new(FENCED_READ).key(row).arg(fencing_token).invoke(con)
+    Script::new(FENCED_READ)
+        .key(row)
+        .arg(fencing_token)
+        .invoke(con)
 }
