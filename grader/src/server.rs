@@ -17,6 +17,16 @@
 //! with a note on stderr. Once chosen, the server is announced on stderr as
 //! `grader: redis via <url|container|process>: …`, a line that test output capture does not hide.
 //!
+//! The environment variables, all optional:
+//!
+//! | variable       | meaning                                                             |
+//! |----------------|---------------------------------------------------------------------|
+//! | `GRADER_REDIS` | `url`, `container` or `process`: use that source or fail            |
+//! | `REDIS_URL`    | a Redis 7+ server to use as it is, e.g. `redis://127.0.0.1:6379`    |
+//! | `REDIS_IMAGE`  | the image for the container source (default [`DEFAULT_IMAGE`])      |
+//! | `REDIS_SERVER` | the `redis-server` for the process source (default: the one on `PATH`) |
+//! | `DOCKER_HOST`  | the Docker engine, read by testcontainers as by the `docker` CLI    |
+//!
 //! Whatever was started must not outlive the test process, and test harnesses exit without
 //! dropping statics, so the cleanup does not rely on `Drop`:
 //!
@@ -83,12 +93,17 @@ const PROCESS_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 const LABEL_OWNER_PID: &str = "redis-course.grader.owner-pid";
 const LABEL_OWNER_HOST: &str = "redis-course.grader.owner-host";
 
-const REMEDIES: &str = "To give the grader a Redis 7+ server, do one of:\n  \
-     - set REDIS_URL=redis://HOST:PORT to a server you run;\n  \
-     - install Docker and run `docker pull redis:7.4` (or build the local image with \
-     `.ci/build-redis-image` and set REDIS_IMAGE=redis-course:local);\n  \
-     - install redis-server (Debian/Ubuntu: `apt-get install redis-server`, macOS: \
-     `brew install redis`), or set REDIS_SERVER=/path/to/redis-server.";
+/// What a person can do when no source works, for [`ServerError::NothingAvailable`].
+fn remedies() -> String {
+    format!(
+        "To give the grader a Redis 7+ server, do one of:\n  \
+         - set REDIS_URL=redis://HOST:PORT to a server you run;\n  \
+         - install Docker and run `docker pull {DEFAULT_IMAGE}` (or build the local image with \
+         `.ci/build-redis-image` and set REDIS_IMAGE=redis-course:local);\n  \
+         - install redis-server (Debian/Ubuntu: `apt-get install redis-server`, macOS: \
+         `brew install redis`), or set REDIS_SERVER=/path/to/redis-server."
+    )
+}
 
 /// Why no Redis server is available to the grader. Every message says what to do about it.
 ///
@@ -158,8 +173,9 @@ pub enum ServerError {
 
     /// No source worked while choosing automatically; `tried` says what happened to each.
     #[error(
-        "no Redis server for the grader. Tried:\n{}\n{REMEDIES}",
-        bullet_list(tried)
+        "no Redis server for the grader. Tried:\n{}\n{}",
+        bullet_list(tried),
+        remedies()
     )]
     NothingAvailable { tried: Vec<String> },
 
@@ -312,38 +328,32 @@ fn choose_automatically() -> Result<RedisServer, ServerError> {
     if let Some(url) = env_nonempty("REDIS_URL") {
         return from_url(&url);
     }
-    let mut tried = Vec::new();
-    match start_container() {
+    let container_error = match start_container() {
         Ok(server) => return Ok(server),
-        Err(ServerError::DockerUnavailable { cause }) => {
-            tried.push(format!("Docker: not available ({cause})"));
-        }
-        Err(container_error) => {
-            // Docker runs, so the person probably meant to use it: say why it was not used.
-            let error = container_error.to_string();
-            match start_process() {
-                Ok(server) => {
-                    note(&format!(
-                        "{error}\ngrader: using {server} instead \
-                         (set GRADER_REDIS=container to make this an error)"
-                    ));
-                    return Ok(server);
-                }
-                Err(process_error) => {
-                    tried.push(format!("Docker: {error}"));
-                    tried.push(format!("redis-server: {process_error}"));
-                    return Err(ServerError::NothingAvailable { tried });
-                }
-            }
-        }
-    }
+        Err(error) => error,
+    };
+    let docker_tried = match &container_error {
+        ServerError::DockerUnavailable { cause } => format!("Docker: not available ({cause})"),
+        other => format!("Docker: {other}"),
+    };
     match start_process() {
-        Ok(server) => Ok(server),
-        Err(process_error) => {
-            tried.push(format!("redis-server: {process_error}"));
-            tried.insert(0, "REDIS_URL: not set".to_owned());
-            Err(ServerError::NothingAvailable { tried })
+        Ok(server) => {
+            // Docker runs, so the person may well have meant to use it: say why it was not.
+            if !matches!(container_error, ServerError::DockerUnavailable { .. }) {
+                note(&format!(
+                    "{container_error}\ngrader: using {server} instead \
+                     (set GRADER_REDIS=container to make this an error)"
+                ));
+            }
+            Ok(server)
         }
+        Err(process_error) => Err(ServerError::NothingAvailable {
+            tried: vec![
+                "REDIS_URL: not set".to_owned(),
+                docker_tried,
+                format!("redis-server: {process_error}"),
+            ],
+        }),
     }
 }
 
@@ -627,6 +637,18 @@ where
 
 /// Checks up front that the engine answers, including a versioned call: `/_ping` alone also
 /// succeeds on an engine that would refuse every other request as "client version too new".
+/// Whether a Docker engine answers here (`Ok`), or why not. The container
+/// source needs one; tools and tests ask before they rely on it.
+pub fn docker_available() -> Result<(), ServerError> {
+    docker_check()
+}
+
+/// The `redis-server` the process source would start (`REDIS_SERVER`, else
+/// the first on `PATH`), or why there is none.
+pub fn local_redis_server() -> Result<PathBuf, ServerError> {
+    find_redis_server()
+}
+
 fn docker_check() -> Result<(), ServerError> {
     let unavailable = |cause: String| ServerError::DockerUnavailable { cause };
     docker_call(|docker| async move { docker.ping().await }).map_err(unavailable)?;
