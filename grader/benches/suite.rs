@@ -1,10 +1,10 @@
-//! How long grading takes, as a table: `cargo bench -p grader`.
+//! How long grading takes, as a table: `cargo bench -p grader --bench suite`.
 //!
 //! - the whole scenario suite (every check on the reference lock, every
 //!   timeline of the book), including starting Redis, once per way of getting
 //!   Redis (target: under 10 s each);
 //! - the 40 s-pause scenario alone (target: under 100 ms);
-//! - with `-- --cold-build`, the cold build of `cargo test -p exercises` in a
+//! - with `-- --cold-build` after it, the cold build of `cargo test -p exercises` in a
 //!   fresh target directory, which is what a learner waits for first
 //!   (target: under 2.5 min; takes minutes to measure).
 //!
