@@ -24,7 +24,7 @@ use crate::run;
 use crate::sandbox::{self, Failure};
 use crate::scenario;
 use crate::verdict::{Property, Violation};
-use crate::wire::{Fired, Wire};
+use crate::wire::{Fired, Step, Wire};
 use crate::world::{FIRST_FENCE_COUNTER, SharedWorld, World, enter};
 
 /// A's token in checks that do not test token generation.
@@ -78,17 +78,17 @@ pub const CHECKS: &[Check] = &[
     Check {
         name: "acquire::takes_a_free_lock",
         shows: "acquire takes a free lock with its token",
-        run: acquire_free,
+        run: |c| takes_a_free_lock(c, Taker::Plain(c.lock.acquire)),
     },
     Check {
         name: "acquire::refuses_a_held_lock",
         shows: "acquire leaves another holder's lock and TTL alone",
-        run: acquire_held,
+        run: |c| refuses_a_held_lock(c, Taker::Plain(c.lock.acquire)),
     },
     Check {
         name: "acquire::sets_the_ttl_in_milliseconds",
         shows: "a 1.5 s TTL becomes a 1.5 s expiry",
-        run: acquire_ttl,
+        run: |c| sets_the_ttl_in_milliseconds(c, Taker::Plain(c.lock.acquire)),
     },
     Check {
         name: "acquire::one_winner_among_three",
@@ -128,17 +128,17 @@ pub const CHECKS: &[Check] = &[
     Check {
         name: "fencing::grants_a_token",
         shows: "a free lock comes with the next fencing token",
-        run: fencing_grant,
+        run: |c| takes_a_free_lock(c, Taker::Fenced(c.lock.acquire_fenced)),
     },
     Check {
         name: "fencing::denied_while_held",
         shows: "a held lock gives no token and stays as it is",
-        run: fencing_denied,
+        run: |c| refuses_a_held_lock(c, Taker::Fenced(c.lock.acquire_fenced)),
     },
     Check {
         name: "fencing::sets_the_ttl_in_milliseconds",
         shows: "a 1.5 s TTL becomes a 1.5 s expiry",
-        run: fencing_ttl,
+        run: |c| sets_the_ttl_in_milliseconds(c, Taker::Fenced(c.lock.acquire_fenced)),
     },
     Check {
         name: "fencing::tokens_grow_with_every_grant",
@@ -299,7 +299,7 @@ impl Bench {
         ctx: &Ctx<'_>,
         function: &'static str,
         f: impl FnOnce(&mut Wire) -> redis::RedisResult<T> + Send + 'static,
-    ) -> Result<(T, Vec<crate::wire::Step>), Verdict> {
+    ) -> Result<(T, Vec<Step>), Verdict> {
         let Some(wire) = self.wire.take() else {
             let failure = Failure::Error {
                 message: "the connection was lost".into(),
@@ -326,12 +326,7 @@ impl Bench {
 }
 
 /// The verdict for a function that failed.
-fn failed(
-    ctx: &Ctx<'_>,
-    function: &'static str,
-    failure: Failure,
-    steps: &[crate::wire::Step],
-) -> Verdict {
+fn failed(ctx: &Ctx<'_>, function: &'static str, failure: Failure, steps: &[Step]) -> Verdict {
     match failure {
         Failure::NotStarted { message } => Verdict::NotStarted { function, message },
         failure => {
@@ -352,12 +347,7 @@ fn failed(
 }
 
 /// The verdict for a broken rule, with the call's trace.
-fn broken(
-    ctx: &Ctx<'_>,
-    function: &str,
-    violation: Violation,
-    steps: &[crate::wire::Step],
-) -> Verdict {
+fn broken(ctx: &Ctx<'_>, function: &str, violation: Violation, steps: &[Step]) -> Verdict {
     Verdict::Fail(Box::new(Report::broken(
         ctx.check,
         ctx.lock.name,
@@ -494,84 +484,162 @@ fn token_unguessable(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 
 // ---------------------------------------------------------------- acquire
 
-fn acquire_free(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+/// The function under test in the checks that take a lock: `acquire` or
+/// `acquire_fenced`. Both must take a free lock, leave a held one alone and
+/// set the TTL asked for; only the fenced one also hands out a token.
+#[derive(Clone, Copy)]
+enum Taker {
+    Plain(crate::lock::AcquireFn),
+    Fenced(crate::lock::AcquireFencedFn),
+}
+
+/// A grant: `Some(None)` from `acquire`, `Some(Some(token))` from
+/// `acquire_fenced`, `None` when refused.
+type Grant = Option<Option<u64>>;
+
+impl Taker {
+    fn name(self) -> &'static str {
+        match self {
+            Taker::Plain(_) => "acquire",
+            Taker::Fenced(_) => "acquire_fenced",
+        }
+    }
+
+    /// What the function returns when it refuses, as a learner writes it.
+    fn refusal(self) -> &'static str {
+        match self {
+            Taker::Plain(_) => "false",
+            Taker::Fenced(_) => "None",
+        }
+    }
+
+    /// What it returned when it granted, as a learner reads it.
+    fn granted(self, grant: Grant) -> String {
+        match grant.flatten() {
+            Some(t) => format!("token {t}"),
+            None => "true".into(),
+        }
+    }
+
+    /// Calls it for A with `ttl`.
+    fn take(
+        self,
+        bench: &mut Bench,
+        ctx: &Ctx<'_>,
+        ttl: Duration,
+    ) -> Result<(Grant, Vec<Step>), Verdict> {
+        let keys = bench.world().keys.clone();
+        match self {
+            Taker::Plain(acquire) => bench
+                .call(ctx, "acquire", move |w| {
+                    acquire(w, &keys.lock, TOKEN_A, ttl)
+                })
+                .map(|(granted, steps)| (granted.then_some(None), steps)),
+            Taker::Fenced(acquire) => bench
+                .call(ctx, "acquire_fenced", move |w| {
+                    acquire(w, &keys.lock, &keys.fence, TOKEN_A, ttl)
+                })
+                .map(|(token, steps)| (token.map(Some), steps)),
+        }
+    }
+}
+
+fn takes_a_free_lock(ctx: &Ctx<'_>, taker: Taker) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
-    let (key, acquire) = (bench.world().keys.lock.clone(), ctx.lock.acquire);
-    let (granted, steps) =
-        called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, TTL)));
+    let (grant, steps) = called!(taker.take(&mut bench, ctx, TTL));
     let value = bench.world().lock_value()?;
-    let what = match (granted, value.as_deref()) {
-        (true, Some(TOKEN_A)) => None,
-        (false, _) => Some("acquire returned false on a free lock".to_string()),
-        (true, None) => Some("acquire returned true, but the lock key does not exist".to_string()),
-        (true, Some(other)) => Some(format!(
-            "acquire returned true, but the lock key holds {other:?} instead of the token {TOKEN_A:?}"
+    let function = taker.name();
+    let what = match (grant, value.as_deref()) {
+        (None, _) => Some((
+            Property::AcquireTakesFreeLock,
+            format!("{function} returned {} on a free lock", taker.refusal()),
         )),
+        (Some(_), None) => Some((
+            Property::AcquireTakesFreeLock,
+            format!(
+                "{function} returned {}, but the lock key does not exist",
+                taker.granted(grant)
+            ),
+        )),
+        (Some(_), Some(other)) if other != TOKEN_A => Some((
+            Property::AcquireTakesFreeLock,
+            format!(
+                "{function} returned {}, but the lock key holds {other:?} instead of the token {TOKEN_A:?}",
+                taker.granted(grant)
+            ),
+        )),
+        (Some(Some(t)), _) if t <= FIRST_FENCE_COUNTER => Some((
+            Property::TokensGrow,
+            format!(
+                "the fence counter stood at {FIRST_FENCE_COUNTER}, and the grant came with token {t}"
+            ),
+        )),
+        _ => None,
     };
-    if let Some(what) = what {
+    if let Some((property, what)) = what {
         return Ok(broken(
             ctx,
-            "acquire",
-            Violation::at(Property::AcquireTakesFreeLock, 0, what),
+            function,
+            Violation::at(property, 0, what),
             &steps,
         ));
     }
-    if let Some(v) = ttl_violation(&mut bench.world(), TTL, "acquire")? {
-        return Ok(broken(ctx, "acquire", v, &steps));
-    }
-    Ok(Verdict::Pass)
+    Ok(ttl_violation(&mut bench.world(), TTL, function)?
+        .map_or(Verdict::Pass, |v| broken(ctx, function, v, &steps)))
 }
 
-fn acquire_held(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+fn refuses_a_held_lock(ctx: &Ctx<'_>, taker: Taker) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     b_holds(&mut bench.world())?;
     bench.world().advance_by(3000)?;
     let before = bench.world().lock_expiry()?;
-    let (key, acquire) = (bench.world().keys.lock.clone(), ctx.lock.acquire);
-    let (granted, steps) =
-        called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, TTL)));
+    let (grant, steps) = called!(taker.take(&mut bench, ctx, TTL));
     let value = bench.world().lock_value()?;
     let after = bench.world().lock_expiry()?;
     let now = bench.world().now_ms();
-    let what = if granted {
-        Some("B holds the lock, and A's acquire returned true".to_string())
+    let function = taker.name();
+    let what = if grant.is_some() {
+        Some(format!(
+            "B holds the lock, and A's {function} returned {}",
+            taker.granted(grant)
+        ))
     } else if value.as_deref() != Some(TOKEN_B) {
         Some(format!(
-            "B holds the lock, and after A's acquire the key holds {value:?}"
+            "B holds the lock, and after A's {function} the key holds {value:?}"
         ))
     } else if after != before {
-        Some("B holds the lock, and A's failed acquire reset its TTL: a crashed holder's lock would never expire while others keep trying".to_string())
+        Some(format!(
+            "B holds the lock, and A's failed {function} reset its TTL: a crashed holder's lock would \
+             never expire while others keep trying"
+        ))
     } else {
         None
     };
-    match what {
-        Some(what) => Ok(broken(
+    Ok(what.map_or(Verdict::Pass, |what| {
+        broken(
             ctx,
-            "acquire",
+            function,
             Violation::at(Property::AcquireRespectsHolder, now, what),
             &steps,
-        )),
-        None => Ok(Verdict::Pass),
-    }
+        )
+    }))
 }
 
-fn acquire_ttl(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+fn sets_the_ttl_in_milliseconds(ctx: &Ctx<'_>, taker: Taker) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
-    let (key, acquire) = (bench.world().keys.lock.clone(), ctx.lock.acquire);
-    let (granted, steps) =
-        called!(bench.call(ctx, "acquire", move |w| acquire(w, &key, TOKEN_A, ODD_TTL)));
-    if !granted {
-        let v = Violation::at(
-            Property::AcquireTakesFreeLock,
-            0,
-            "acquire returned false on a free lock",
-        );
-        return Ok(broken(ctx, "acquire", v, &steps));
+    let (grant, steps) = called!(taker.take(&mut bench, ctx, ODD_TTL));
+    let function = taker.name();
+    if grant.is_none() {
+        let what = format!("{function} returned {} on a free lock", taker.refusal());
+        return Ok(broken(
+            ctx,
+            function,
+            Violation::at(Property::AcquireTakesFreeLock, 0, what),
+            &steps,
+        ));
     }
-    match ttl_violation(&mut bench.world(), ODD_TTL, "acquire")? {
-        Some(v) => Ok(broken(ctx, "acquire", v, &steps)),
-        None => Ok(Verdict::Pass),
-    }
+    Ok(ttl_violation(&mut bench.world(), ODD_TTL, function)?
+        .map_or(Verdict::Pass, |v| broken(ctx, function, v, &steps)))
 }
 
 fn acquire_race(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -707,113 +775,6 @@ fn release_slow_job(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 }
 
 // ---------------------------------------------------------------- fencing
-
-fn fencing_grant(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let mut bench = Bench::open()?;
-    let keys = bench.world().keys.clone();
-    let acquire = ctx.lock.acquire_fenced;
-    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
-        w,
-        &keys.lock,
-        &keys.fence,
-        TOKEN_A,
-        TTL
-    )));
-    let value = bench.world().lock_value()?;
-    let what = match (token, value.as_deref()) {
-        (Some(t), Some(TOKEN_A)) if t > FIRST_FENCE_COUNTER => None,
-        (Some(t), Some(TOKEN_A)) => Some((
-            Property::TokensGrow,
-            format!(
-                "the fence counter stood at {FIRST_FENCE_COUNTER}, and the grant came with token {t}"
-            ),
-        )),
-        (None, _) => Some((
-            Property::AcquireTakesFreeLock,
-            "acquire_fenced returned None on a free lock".to_string(),
-        )),
-        (Some(_), other) => Some((
-            Property::AcquireTakesFreeLock,
-            format!("acquire_fenced returned a token, but the lock key holds {other:?}"),
-        )),
-    };
-    if let Some((property, what)) = what {
-        return Ok(broken(
-            ctx,
-            "acquire_fenced",
-            Violation::at(property, 0, what),
-            &steps,
-        ));
-    }
-    if let Some(v) = ttl_violation(&mut bench.world(), TTL, "acquire_fenced")? {
-        return Ok(broken(ctx, "acquire_fenced", v, &steps));
-    }
-    Ok(Verdict::Pass)
-}
-
-fn fencing_denied(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let mut bench = Bench::open()?;
-    b_holds(&mut bench.world())?;
-    bench.world().advance_by(3000)?;
-    let before = bench.world().lock_expiry()?;
-    let keys = bench.world().keys.clone();
-    let acquire = ctx.lock.acquire_fenced;
-    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
-        w,
-        &keys.lock,
-        &keys.fence,
-        TOKEN_A,
-        TTL
-    )));
-    let value = bench.world().lock_value()?;
-    let after = bench.world().lock_expiry()?;
-    let now = bench.world().now_ms();
-    let what = match token {
-        Some(t) => Some(format!(
-            "B holds the lock, and A's acquire_fenced returned token {t}"
-        )),
-        None if value.as_deref() != Some(TOKEN_B) => Some(format!(
-            "B holds the lock, and after A's acquire_fenced the key holds {value:?}"
-        )),
-        None if after != before => {
-            Some("B holds the lock, and A's failed acquire_fenced reset its TTL".to_string())
-        }
-        None => None,
-    };
-    Ok(what.map_or(Verdict::Pass, |w| {
-        broken(
-            ctx,
-            "acquire_fenced",
-            Violation::at(Property::AcquireRespectsHolder, now, w),
-            &steps,
-        )
-    }))
-}
-
-fn fencing_ttl(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let mut bench = Bench::open()?;
-    let keys = bench.world().keys.clone();
-    let acquire = ctx.lock.acquire_fenced;
-    let (token, steps) = called!(bench.call(ctx, "acquire_fenced", move |w| acquire(
-        w,
-        &keys.lock,
-        &keys.fence,
-        TOKEN_A,
-        ODD_TTL
-    )));
-    if token.is_none() {
-        let v = Violation::at(
-            Property::AcquireTakesFreeLock,
-            0,
-            "acquire_fenced returned None on a free lock",
-        );
-        return Ok(broken(ctx, "acquire_fenced", v, &steps));
-    }
-    Ok(
-        ttl_violation(&mut bench.world(), ODD_TTL, "acquire_fenced")?
-            .map_or(Verdict::Pass, |v| broken(ctx, "acquire_fenced", v, &steps)),
-    )
-}
 
 fn fencing_grow(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;

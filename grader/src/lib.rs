@@ -20,7 +20,7 @@
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails;
 //! - [`demos`] lists the timelines the book shows;
-//! - [`reference`] holds the reference solutions, [`catalogue`] the wrong
+//! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
 
 pub mod catalogue;
@@ -36,12 +36,12 @@ pub mod run;
 pub mod sandbox;
 pub mod scenario;
 pub mod server;
-pub mod timeline;
 pub mod verdict;
 pub mod wire;
 pub mod world;
 
 pub use lock::Lock;
+pub use lock_timeline as timeline;
 pub use report::Verdict;
 pub use wire::Wire;
 

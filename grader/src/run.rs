@@ -835,12 +835,10 @@ impl Runner<'_> {
         }
         let unsafe_count = seconds
             .iter()
-            .map(|s| {
-                Timeline::unsafe_actions(s)
-                    .filter(|(_, a)| !a.rejected)
-                    .count()
-            })
-            .sum::<usize>();
+            .flat_map(|s| s.clients.values())
+            .flat_map(|c| &c.actions)
+            .filter(|a| a.unsafe_ && !a.rejected)
+            .count();
         if reasons.is_empty() && unsafe_count > 0 {
             let what = if unsafe_count == 1 {
                 "1 action ran on a lock its client no longer held".to_string()

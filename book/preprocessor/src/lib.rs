@@ -12,7 +12,8 @@
 //!
 //! Directives are found only in prose, never in code ([`directive`]), and a
 //! missing or malformed timeline stops the build with an error that names
-//! the chapter, the directive and the file ([`error`]).
+//! the chapter, the directive and the file ([`error`]). The timeline types
+//! themselves ([`timeline`]) are the grader's, from the `lock-timeline` crate.
 
 pub mod directive;
 pub mod error;
@@ -21,7 +22,8 @@ pub mod html;
 pub mod library;
 pub mod player;
 pub mod table;
-pub mod timeline;
+
+pub use lock_timeline as timeline;
 
 use mdbook_preprocessor::book::Book;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};

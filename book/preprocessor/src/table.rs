@@ -87,7 +87,7 @@ fn header(html: &mut Html, timeline: &Timeline) {
 }
 
 fn row(html: &mut Html, timeline: &Timeline, second: &Second) {
-    let marks = timeline.unsafe_marks(second);
+    let marks = timeline.unsafe_actions(second).collect::<Vec<_>>();
     let mut unsafe_clients: Vec<&str> = marks.iter().map(|(client, _)| *client).collect();
     unsafe_clients.dedup();
     let unsafe_attr = if unsafe_clients.is_empty() {
@@ -166,10 +166,10 @@ fn client_cell(name: &str, client: &ClientSecond, holder: Option<&str>) -> Strin
     if !client.actions.is_empty() {
         cell.push_str(r#"<ul class="tl-actions">"#);
         for action in &client.actions {
-            let mark = if action.is_unsafe { "✗ " } else { "" };
+            let mark = if action.unsafe_ { "✗ " } else { "" };
             cell.push_str(&format!(
                 r#"<li data-unsafe="{}" data-rejected="{}">{mark}{}</li>"#,
-                action.is_unsafe,
+                action.unsafe_,
                 action.rejected,
                 escape(&action.text)
             ));

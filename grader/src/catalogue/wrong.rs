@@ -413,6 +413,23 @@ fn incr_then_set<C: ConnectionLike>(
     Ok(reply.map(|_| fencing_token))
 }
 
+/// Runs a storage write script (KEYS[1] the row, ARGV the token and the
+/// value, 1 for accepted): the wrong storages differ only in their Lua.
+fn write_with<C: ConnectionLike>(
+    con: &mut C,
+    source: &str,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
+    let accepted: i64 = Script::new(source)
+        .key(row)
+        .arg(token)
+        .arg(value)
+        .invoke(con)?;
+    Ok(accepted == 1)
+}
+
 /// Compares the token with the counter instead of the highest token.
 fn compares_with_value<C: ConnectionLike>(
     con: &mut C,
@@ -420,16 +437,13 @@ fn compares_with_value<C: ConnectionLike>(
     token: u64,
     value: i64,
 ) -> RedisResult<bool> {
-    let script = Script::new(
-        r#"
+    let source = r#"
 local current = tonumber(redis.call("HGET", KEYS[1], "value")) or 0
 if tonumber(ARGV[1]) < current then return 0 end
 redis.call("HSET", KEYS[1], "fence", ARGV[1], "value", ARGV[2])
 return 1
-"#,
-    );
-    let accepted: i64 = script.key(row).arg(token).arg(value).invoke(con)?;
-    Ok(accepted == 1)
+"#;
+    write_with(con, source, row, token, value)
 }
 
 /// `<=` where `<` belongs: the holder's second write is refused.
@@ -439,16 +453,13 @@ fn refuses_equal<C: ConnectionLike>(
     token: u64,
     value: i64,
 ) -> RedisResult<bool> {
-    let script = Script::new(
-        r#"
+    let source = r#"
 local highest = tonumber(redis.call("HGET", KEYS[1], "fence")) or 0
 if tonumber(ARGV[1]) <= highest then return 0 end
 redis.call("HSET", KEYS[1], "fence", ARGV[1], "value", ARGV[2])
 return 1
-"#,
-    );
-    let accepted: i64 = script.key(row).arg(token).arg(value).invoke(con)?;
-    Ok(accepted == 1)
+"#;
+    write_with(con, source, row, token, value)
 }
 
 /// Checks the token but never stores it: every token passes.
@@ -458,16 +469,13 @@ fn forgets_highest<C: ConnectionLike>(
     token: u64,
     value: i64,
 ) -> RedisResult<bool> {
-    let script = Script::new(
-        r#"
+    let source = r#"
 local highest = tonumber(redis.call("HGET", KEYS[1], "fence")) or 0
 if tonumber(ARGV[1]) < highest then return 0 end
 redis.call("HSET", KEYS[1], "value", ARGV[2])
 return 1
-"#,
-    );
-    let accepted: i64 = script.key(row).arg(token).arg(value).invoke(con)?;
-    Ok(accepted == 1)
+"#;
+    write_with(con, source, row, token, value)
 }
 
 /// Reads the highest token, compares in Rust, then writes: a newer write can

@@ -12,6 +12,13 @@
 //! counter in the storage and the highest fencing token the storage has seen.
 //! An action taken on a lock the client no longer holds is *unsafe*: the
 //! red ✗ of the book, "rejected" when the storage refused it.
+//!
+//! The grader writes these types and the book's preprocessor reads them back
+//! from `book/timelines/<name>.json`, so they mirror the JSON exactly and
+//! refuse unknown fields: a misspelt `"unsafe"` would otherwise drop the one
+//! mark the reader is meant to see. [`Timeline::validate`] then checks what
+//! serde cannot: the seconds are numbered without gaps and every second
+//! describes every client.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,8 +27,10 @@ use serde::{Deserialize, Serialize};
 
 /// A whole run of a scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Timeline {
-    /// The timeline's name, e.g. `gc-pause-fenced`.
+    /// The timeline's name, e.g. `gc-pause-fenced`: in the book, the JSON
+    /// file's stem and the directives' argument.
     pub name: String,
     /// A short title.
     pub title: String,
@@ -35,7 +44,7 @@ pub struct Timeline {
     pub fencing: bool,
     /// The clients, in column order.
     pub clients: Vec<String>,
-    /// One entry per second from t = 0.
+    /// One entry per second from t = 0, without gaps.
     pub seconds: Vec<Second>,
     /// How it ended.
     pub outcome: Outcome,
@@ -43,6 +52,7 @@ pub struct Timeline {
 
 /// One second of a timeline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Second {
     /// The second, from 0.
     pub t: u64,
@@ -57,11 +67,13 @@ pub struct Second {
     /// The highest fencing token the storage has seen (fencing only).
     pub highest_token: Option<u64>,
     /// What Redis did on its own this second (a key expiring).
+    #[serde(default)]
     pub notes: Vec<String>,
 }
 
 /// One client during one second.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClientSecond {
     /// Where the client is in its job.
     pub state: State,
@@ -70,6 +82,7 @@ pub struct ClientSecond {
     /// Its fencing token, while it has one.
     pub token: Option<u64>,
     /// What it did this second, in order.
+    #[serde(default)]
     pub actions: Vec<Action>,
 }
 
@@ -91,8 +104,23 @@ pub enum State {
     Done,
 }
 
+impl State {
+    /// The word shown to the reader, as in the JSON: `idle`, `waiting`, …
+    pub fn label(self) -> &'static str {
+        match self {
+            State::Idle => "idle",
+            State::Waiting => "waiting",
+            State::Working => "working",
+            State::Paused => "paused",
+            State::Crashed => "crashed",
+            State::Done => "done",
+        }
+    }
+}
+
 /// One thing a client did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Action {
     /// What kind of thing.
     pub kind: ActionKind,
@@ -139,6 +167,7 @@ pub enum ActionKind {
 
 /// How a run ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Outcome {
     /// The final counter.
     pub counter: i64,
@@ -196,14 +225,84 @@ impl Timeline {
         out
     }
 
-    /// The unsafe actions of a second, as `(client, action)`.
-    pub fn unsafe_actions(second: &Second) -> impl Iterator<Item = (&String, &Action)> {
-        second.clients.iter().flat_map(|(name, c)| {
-            c.actions
-                .iter()
-                .filter(|a| a.unsafe_)
-                .map(move |a| (name, a))
-        })
+    /// Checks the rules the JSON shape alone does not enforce, and returns
+    /// the first one broken, in words.
+    ///
+    /// `expected_name` is the file's stem: a timeline renamed on disk but
+    /// not inside would show one name in the menu and need another in the
+    /// directive.
+    pub fn validate(&self, expected_name: &str) -> Result<(), String> {
+        if self.name != expected_name {
+            return Err(format!(
+                "\"name\" is {:?} but the file is named {expected_name:?}.json",
+                self.name
+            ));
+        }
+        if self.clients.is_empty() {
+            return Err("\"clients\" is empty".to_owned());
+        }
+        for (i, client) in self.clients.iter().enumerate() {
+            if self.clients[..i].contains(client) {
+                return Err(format!("client {client:?} is listed twice in \"clients\""));
+            }
+        }
+        if self.seconds.is_empty() {
+            return Err("\"seconds\" is empty".to_owned());
+        }
+        for (index, second) in self.seconds.iter().enumerate() {
+            self.validate_second(index, second)?;
+        }
+        Ok(())
+    }
+
+    fn validate_second(&self, index: usize, second: &Second) -> Result<(), String> {
+        // `t` doubles as the index everywhere (table rows, the player's
+        // slider), so a gap would shift every later second.
+        if usize::try_from(second.t).ok() != Some(index) {
+            return Err(format!(
+                "seconds[{index}] has t = {}, expected t = {index} (no gaps, starting at 0)",
+                second.t
+            ));
+        }
+        let t = second.t;
+        for client in &self.clients {
+            if !second.clients.contains_key(client) {
+                return Err(format!("t = {t}: client {client:?} is missing"));
+            }
+        }
+        if let Some(extra) = second.clients.keys().find(|c| !self.clients.contains(c)) {
+            return Err(format!(
+                "t = {t}: client {extra:?} is not in \"clients\" {:?}",
+                self.clients
+            ));
+        }
+        if let Some(holder) = &second.holder
+            && !self.clients.contains(holder)
+        {
+            return Err(format!(
+                "t = {t}: holder {holder:?} is not in \"clients\" {:?}",
+                self.clients
+            ));
+        }
+        Ok(())
+    }
+
+    /// The unsafe actions of one second, each with the client that took it,
+    /// in column order: the ✗ marks of that second.
+    pub fn unsafe_actions<'a>(
+        &'a self,
+        second: &'a Second,
+    ) -> impl Iterator<Item = (&'a str, &'a Action)> {
+        self.clients
+            .iter()
+            .filter_map(|name| second.clients.get(name).map(|c| (name.as_str(), c)))
+            .flat_map(|(name, client)| {
+                client
+                    .actions
+                    .iter()
+                    .filter(|a| a.unsafe_)
+                    .map(move |a| (name, a))
+            })
     }
 
     /// The timeline as a text table, one line per second, with `mark` (if
@@ -307,7 +406,7 @@ impl Timeline {
             .iter()
             .map(|n| s.clients.get(n).map(client_cell).unwrap_or_default())
             .collect();
-        let has_unsafe = Self::unsafe_actions(s).next().is_some();
+        let has_unsafe = self.unsafe_actions(s).next().is_some();
         (
             cells,
             s.holder.clone(),
@@ -336,7 +435,8 @@ impl Timeline {
         if self.fencing {
             row.push(s.highest_token.map_or("–".into(), |t| t.to_string()));
         }
-        let unsafe_cells: Vec<String> = Self::unsafe_actions(s)
+        let unsafe_cells: Vec<String> = self
+            .unsafe_actions(s)
             .map(|(name, a)| {
                 if a.rejected {
                     format!("✗ {name}: {} (rejected)", a.text)
@@ -371,4 +471,153 @@ fn client_cell(c: &ClientSecond) -> String {
         doing.join(", ")
     };
     format!("{marker} {doing}").trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The JSON's shape, the rules [`Timeline::validate`] enforces, and the
+    //! order of the ✗ marks.
+
+    use super::*;
+
+    fn client(state: State, believes: bool, actions: Vec<Action>) -> ClientSecond {
+        ClientSecond {
+            state,
+            believes,
+            token: None,
+            actions,
+        }
+    }
+
+    fn wrote(text: &str, unsafe_: bool) -> Action {
+        Action {
+            kind: ActionKind::Wrote,
+            text: text.into(),
+            unsafe_,
+            rejected: false,
+        }
+    }
+
+    /// Two seconds, with the columns out of alphabetical order: B, then A.
+    fn sample() -> Timeline {
+        let second = |t: u64, a: Vec<Action>, b: Vec<Action>| Second {
+            t,
+            clients: BTreeMap::from([
+                ("A".to_string(), client(State::Working, true, a)),
+                ("B".to_string(), client(State::Waiting, false, b)),
+            ]),
+            holder: Some("A".into()),
+            ttl_left_s: Some(10 - t),
+            counter: 0,
+            highest_token: None,
+            notes: Vec::new(),
+        };
+        Timeline {
+            name: "sample".into(),
+            title: "A sample".into(),
+            story: "A and B both write.".into(),
+            implementation: "reference".into(),
+            ttl_s: 10,
+            fencing: false,
+            clients: vec!["B".into(), "A".into()],
+            seconds: vec![
+                second(0, vec![], vec![]),
+                second(
+                    1,
+                    vec![wrote("wrote 1", true)],
+                    vec![wrote("wrote 1", true)],
+                ),
+            ],
+            outcome: Outcome {
+                counter: 1,
+                jobs: 2,
+                summary: "Two jobs, counter = 1: one update was lost.".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn json_round_trips_byte_for_byte() {
+        let timeline = sample();
+        let json = timeline.to_json();
+        let back: Timeline = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back, timeline);
+        assert_eq!(back.to_json(), json);
+        assert!(json.contains(r#""unsafe": true"#), "{json}");
+        assert!(json.contains(r#""state": "waiting""#), "{json}");
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        let json = sample()
+            .to_json()
+            .replacen("\"unsafe\":", "\"unsafe_\":", 1);
+        let err = serde_json::from_str::<Timeline>(&json).expect_err("unknown field");
+        assert!(err.to_string().contains("unsafe_"), "{err}");
+    }
+
+    #[test]
+    fn validate_accepts_a_whole_timeline() {
+        assert_eq!(sample().validate("sample"), Ok(()));
+    }
+
+    #[test]
+    fn validate_refuses_a_wrong_name_a_gap_and_a_missing_client() {
+        let timeline = sample();
+        assert!(timeline.validate("other").is_err());
+
+        let mut gap = sample();
+        gap.seconds[1].t = 2;
+        let err = gap.validate("sample").expect_err("gap");
+        assert!(err.contains("seconds[1] has t = 2"), "{err}");
+
+        let mut missing = sample();
+        missing.seconds[1].clients.remove("B");
+        let err = missing.validate("sample").expect_err("missing client");
+        assert!(err.contains("client \"B\" is missing"), "{err}");
+
+        let mut stranger = sample();
+        stranger.seconds[0].holder = Some("C".into());
+        assert!(stranger.validate("sample").is_err());
+    }
+
+    #[test]
+    fn unsafe_actions_follow_the_columns() {
+        let timeline = sample();
+        let marks: Vec<&str> = timeline
+            .unsafe_actions(&timeline.seconds[1])
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(marks, ["B", "A"]);
+        assert_eq!(timeline.unsafe_actions(&timeline.seconds[0]).count(), 0);
+    }
+
+    #[test]
+    fn labels_are_the_json_words() {
+        for state in [
+            State::Idle,
+            State::Waiting,
+            State::Working,
+            State::Paused,
+            State::Crashed,
+            State::Done,
+        ] {
+            let json = serde_json::to_string(&state).expect("serialises");
+            assert_eq!(json, format!("\"{}\"", state.label()));
+        }
+    }
+
+    #[test]
+    fn tokens_are_renumbered_in_the_order_granted() {
+        let mut timeline = sample();
+        timeline.seconds[0].clients.get_mut("A").expect("A").token = Some(33);
+        let b = timeline.seconds[1].clients.get_mut("B").expect("B");
+        b.token = Some(35);
+        b.actions = vec![wrote("write with token 35", false)];
+        let renumbered = timeline.with_tokens_renumbered();
+        let b = &renumbered.seconds[1].clients["B"];
+        assert_eq!(renumbered.seconds[0].clients["A"].token, Some(1));
+        assert_eq!(b.token, Some(2));
+        assert_eq!(b.actions[0].text, "write with token 2");
+    }
 }
