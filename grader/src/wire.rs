@@ -8,9 +8,11 @@
 //! - counts it, and stops a runaway loop after [`COMMAND_BUDGET`] commands;
 //! - can act *between* two commands: an [`Intervention`] fires just before a
 //!   chosen command, to expire the lock, let another client in, or make the
-//!   caller crash so that it never sends the rest. Trying this at every
-//!   command boundary is how a check catches a lock that does in two commands
-//!   what must happen in one;
+//!   caller crash so that it never sends the rest. Stepping in before command
+//!   k is also what a reply to command k − 1 that arrives late looks like, and
+//!   stepping in after the last command is a late reply to the call itself.
+//!   Trying this at every command boundary is how a check catches a lock that
+//!   does in two commands what must happen in one;
 //! - can take turns with other wires ([`Turns`]) so that three clients racing
 //!   for a lock interleave command by command, the same way on every run.
 //!
@@ -19,13 +21,17 @@
 //! shown: a report reads the same whether the script was cached or not.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
 
 use crate::error::GradeError;
 use crate::world::{SharedWorld, World, enter};
+
+/// What the lock's code hears when it goes on after its check has ended
+/// (a call that was abandoned for taking too long).
+const CHECK_OVER: &str = "this check is over: the grader stopped waiting for this call";
 
 /// How many commands one call of the lock may send before the grader decides
 /// it is stuck in a loop.
@@ -142,7 +148,9 @@ impl Turns {
 /// A watched connection to Redis, handed to the lock under test.
 pub struct Wire {
     inner: Connection,
-    world: SharedWorld,
+    /// Weak, so that a call the grader abandoned (an endless loop) does not
+    /// keep the world, and its keys in Redis, alive after the check.
+    world: Weak<Mutex<World>>,
     steps: Vec<Step>,
     /// Counted commands of the current call; shared so that a call that timed
     /// out can still say how many it sent.
@@ -158,7 +166,7 @@ impl Wire {
         let inner = enter(world).client_connection()?;
         Ok(Wire {
             inner,
-            world: Arc::clone(world),
+            world: Arc::downgrade(world),
             steps: Vec::new(),
             sent: Arc::new(AtomicUsize::new(0)),
             crashed: false,
@@ -214,12 +222,22 @@ impl Wire {
         Ok(())
     }
 
+    /// The world, unless its check has ended.
+    fn world(&self) -> RedisResult<SharedWorld> {
+        self.world
+            .upgrade()
+            .ok_or_else(|| RedisError::from(std::io::Error::other(CHECK_OVER)))
+    }
+
     fn fire(&mut self) -> Result<(), GradeError> {
+        let Some(world) = self.world.upgrade() else {
+            return Ok(());
+        };
         let Some(intervention) = self.intervention.as_mut() else {
             return Ok(());
         };
         intervention.fired = true;
-        let mut world = enter(&self.world);
+        let mut world = enter(&world);
         let fired = (intervention.action)(&mut world)?;
         world.settle()?;
         match fired {
@@ -268,7 +286,8 @@ impl Wire {
         if is_script_reload {
             return Ok(());
         }
-        let world = enter(&self.world);
+        let world = self.world()?;
+        let world = enter(&world);
         let command = args
             .iter()
             .map(|a| show_arg(&world.keys.display(&String::from_utf8_lossy(a))))
@@ -281,7 +300,7 @@ impl Wire {
         drop(world);
         self.steps.push(Step::Sent { command, reply });
         self.sent.fetch_add(1, Ordering::Relaxed);
-        enter(&self.world).settle().map_err(grader_trouble)?;
+        enter(&self.world()?).settle().map_err(grader_trouble)?;
         if let Some((turns, me)) = &self.turns {
             turns.pass(*me);
         }

@@ -1,6 +1,7 @@
 //! The grader touches only its own keys: a database given through
 //! `REDIS_URL` keeps its other data, and nothing of the grader's stays
-//! behind once a scenario is over.
+//! behind once a check is over, not even when the lock's code is still
+//! spinning in a thread the grader gave up on.
 
 use grader::reference::LOCK as REFERENCE;
 use grader::{checks, run, scenario, server};
@@ -34,6 +35,11 @@ fn other_data_survives_and_no_grader_key_is_left_behind() {
         &REFERENCE,
     )
     .expect("runs");
+    let spins = grader::catalogue::misbehaving::SPINS;
+    checks::named("acquire::takes_a_free_lock")
+        .expect("a check")
+        .run(&spins)
+        .expect("runs");
     checks::named("release::never_deletes_a_lock_that_changed_hands")
         .expect("a check")
         .run(&REFERENCE)
