@@ -118,7 +118,6 @@ impl Client {
         } else {
             match self.step {
                 Step::Done => State::Done,
-                Step::Acquire if self.believes => State::Working,
                 Step::Acquire => State::Waiting,
                 _ => State::Working,
             }
