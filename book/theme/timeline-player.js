@@ -2,32 +2,40 @@
 //
 // The `mdbook-timeline` preprocessor leaves, for every {{#player NAME}}, an
 // empty <div data-timeline-player="NAME">, and once per page the recorded
-// timelines as <script type="application/json" data-timelines>. This script
-// builds the controls inside each container: a menu of demos, play / pause,
-// one second back or forward, and a slider. At each second it shows what
-// every client does and believes, who really holds the key in Redis and for
-// how long, the counter and the highest token the storage has seen, and a
-// strip of the seconds so far whose unsafe row gets a red ✗ at the second a
-// client acts on a lock it no longer holds ("rejected" when the storage
-// refuses it).
+// timelines as <script type="application/json" data-timelines>, in the menu's
+// order (the original page's Demo 1–6 first) with their "Demo N" labels. This
+// script builds the controls inside each container: a menu of demos, a speed,
+// play / pause, one second or one event back and forward, and a slider. At
+// each second it shows what every client does and believes, who really holds
+// the key in Redis and for how long, the counter and the highest token the
+// storage has seen; a strip of the seconds so far, drawn like the book's
+// static strips (a red ✗ in the unsafe row at the second a client acts on a
+// lock it no longer holds, "rejected" when the storage refuses it); and,
+// when the run recorded them, the commands of that second as a message
+// diagram: one lane per client, Redis and the storage.
 //
 // Keyboard: Tab reaches every control; Space plays or pauses, Left / Right
 // step one second (Home / End jump to the ends), anywhere inside the player
-// but the menu. Those keys are kept from mdBook, which would otherwise turn
-// the page on Left / Right. An aria-live line announces each second, and the
-// same facts are given as sentences under "This second in words".
+// but the menus. Those keys are kept from mdBook, which would otherwise turn
+// the page on Left / Right. No control is ever disabled (a disabled button
+// would drop the focus to the page, and the next arrow key would turn it):
+// at an end, the buttons say so with aria-disabled and do nothing. An
+// aria-live line announces each second, and the same facts are given as
+// sentences under "This second in words".
 //
 // Elements carry data-role / data-second / data-unsafe attributes so that a
 // browser test can read the state without parsing the text.
 (function () {
     'use strict';
 
-    // One recorded second per real second: slow enough to read the cards.
+    // One recorded second per real second at 1×: slow enough to read the cards.
     const TICK_MS = 1000;
+    const SPEEDS = [0.5, 1, 2, 4];
 
-    /** Reads every embedded timeline on the page, by name, in page order. */
+    /** Reads the embedded timelines (in menu order) and their labels. */
     function loadTimelines() {
         const byName = new Map();
+        const labels = new Map();
         for (const script of document.querySelectorAll('script[data-timelines]')) {
             let data;
             try {
@@ -41,8 +49,11 @@
                     byName.set(timeline.name, timeline);
                 }
             }
+            for (const [name, label] of Object.entries(data.labels || {})) {
+                labels.set(name, label);
+            }
         }
-        return byName;
+        return { byName, labels };
     }
 
     /** Creates an element with attributes and children (strings become text). */
@@ -82,7 +93,20 @@
         return marks;
     }
 
-    /** "believes it holds the lock (token 33), but Redis: B" and friends. */
+    // What counts as an event for "previous / next event": a grant, a write,
+    // a rejection, an expiry, a ✗.
+    const EVENT_KINDS = new Set(['acquired', 'wrote', 'read_rejected', 'write_rejected']);
+
+    function isEvent(timeline, second) {
+        if (second.notes.length > 0) {
+            return true;
+        }
+        return timeline.clients.some((name) =>
+            second.clients[name].actions.some((a) => a.unsafe || EVENT_KINDS.has(a.kind))
+        );
+    }
+
+    /** "believes it holds the lock (token 33), but the key is B's" and friends. */
     function beliefText(name, client, second) {
         if (!client.believes) {
             return 'does not believe it holds the lock';
@@ -93,6 +117,17 @@
         }
         const truth = second.holder === null ? 'the key is gone' : `the key is ${second.holder}'s`;
         return `believes it holds the lock${token}, but ${truth}`;
+    }
+
+    /** The strip's glyph for a client: as `client_glyph` in the preprocessor. */
+    function clientGlyph(client) {
+        if (client.state === 'paused') {
+            return '⏸';
+        }
+        if (client.believes) {
+            return client.token === null ? '●' : String(client.token);
+        }
+        return { crashed: '†', done: '✓', waiting: '·', working: '○' }[client.state] || '';
     }
 
     function keyText(second) {
@@ -160,14 +195,16 @@
 
     /** One player, inside its container. */
     class Player {
-        constructor(root, timelines) {
+        constructor(root, data) {
             this.root = root;
-            this.timelines = timelines;
+            this.timelines = data.byName;
+            this.labels = data.labels;
             this.timer = null;
+            this.speed = 1;
             this.t = 0;
             const id = root.id || 'timeline-player';
             const initial = root.getAttribute('data-timeline-player');
-            this.name = timelines.has(initial) ? initial : timelines.keys().next().value;
+            this.name = this.timelines.has(initial) ? initial : this.timelines.keys().next().value;
             this.build(id);
             this.select.value = this.name;
             this.load(this.name, false);
@@ -181,30 +218,37 @@
             return this.timeline.seconds.length - 1;
         }
 
+        menuLabel(name, timeline) {
+            const label = this.labels.get(name);
+            return label ? `${label}: ${timeline.title}` : timeline.title;
+        }
+
         build(id) {
             this.select = h('select', { id: `${id}-select`, 'data-role': 'select' });
             for (const [name, timeline] of this.timelines) {
-                this.select.append(h('option', { value: name }, timeline.title));
+                this.select.append(h('option', { value: name }, this.menuLabel(name, timeline)));
             }
-            this.prevButton = h('button', { type: 'button', 'data-role': 'prev', 'aria-label': 'Back one second' }, '◀ 1 s');
+            this.speedSelect = h(
+                'select',
+                { id: `${id}-speed`, 'data-role': 'speed' },
+                SPEEDS.map((s) => h('option', { value: s }, `${s}×`))
+            );
+            this.speedSelect.value = '1';
+            const button = (role, label, text) => h('button', { type: 'button', 'data-role': role, 'aria-label': label, title: label }, text);
+            this.prevEventButton = button('prev-event', 'Back to the previous event', '⏮ event');
+            this.prevButton = button('prev', 'Back one second', '◀ 1 s');
             this.playButton = h('button', { type: 'button', 'data-role': 'play', class: 'tl-play' }, 'Play');
-            this.nextButton = h('button', { type: 'button', 'data-role': 'next', 'aria-label': 'Forward one second' }, '1 s ▶');
-            this.scrub = h('input', {
-                type: 'range',
-                id: `${id}-scrub`,
-                'data-role': 'scrub',
-                min: 0,
-                step: 1,
-                value: 0,
-            });
+            this.nextButton = button('next', 'Forward one second', '1 s ▶');
+            this.nextEventButton = button('next-event', 'On to the next event: a grant, a write, a rejection, an expiry or a ✗', 'event ⏭');
+            this.scrub = h('input', { type: 'range', id: `${id}-scrub`, 'data-role': 'scrub', min: 0, step: 1, value: 0 });
             this.clock = h('span', { class: 'tl-clock', 'data-role': 'clock', 'aria-hidden': 'true' });
             const controls = h(
                 'div',
                 { class: 'tl-controls' },
-                h('label', { for: `${id}-select` }, 'Demo '),
-                this.select,
-                h('span', { class: 'tl-buttons' }, this.prevButton, this.playButton, this.nextButton),
-                h('label', { for: `${id}-scrub`, class: 'tl-scrub-label' }, 'Second ', this.scrub),
+                h('span', { class: 'tl-field tl-demo-field' }, h('label', { for: `${id}-select` }, 'Demo'), this.select),
+                h('span', { class: 'tl-field' }, h('label', { for: `${id}-speed` }, 'Speed'), this.speedSelect),
+                h('span', { class: 'tl-buttons' }, this.prevEventButton, this.prevButton, this.playButton, this.nextButton, this.nextEventButton),
+                h('span', { class: 'tl-field tl-scrub-field' }, h('label', { for: `${id}-scrub` }, 'Second'), this.scrub),
                 this.clock
             );
             this.meta = h('p', { class: 'tl-meta', 'data-role': 'meta' });
@@ -212,6 +256,8 @@
             this.status = h('p', { class: 'tl-status', 'data-role': 'status', 'aria-live': 'polite', 'aria-atomic': 'true' });
             this.stage = h('div', { class: 'tl-stage', 'data-role': 'stage' });
             this.strip = h('table', { class: 'tl-strip', 'data-role': 'strip' });
+            this.stripScroll = h('div', { class: 'tl-strip-scroll', 'data-role': 'strip-scroll' }, this.strip);
+            this.messages = h('div', { class: 'tl-messages', 'data-role': 'messages' });
             this.facts = h('p', { class: 'tl-facts', 'data-role': 'facts' });
             this.outcome = h('p', { class: 'tl-outcome', 'data-role': 'outcome' });
             this.root.replaceChildren(
@@ -220,15 +266,24 @@
                 this.story,
                 this.status,
                 this.stage,
-                h('div', { class: 'tl-strip-scroll' }, this.strip),
+                h('div', { class: 'tl-views' }, this.stripScroll, this.messages),
                 h('details', { class: 'tl-text' }, h('summary', {}, 'This second in words'), this.facts),
                 this.outcome
             );
             this.root.classList.add('tl-ready');
 
             this.select.addEventListener('change', () => this.load(this.select.value, true));
+            this.speedSelect.addEventListener('change', () => {
+                this.speed = Number(this.speedSelect.value) || 1;
+                if (this.timer !== null) {
+                    this.pause();
+                    this.play();
+                }
+            });
+            this.prevEventButton.addEventListener('click', () => this.stepEvent(-1));
             this.prevButton.addEventListener('click', () => this.step(-1));
             this.nextButton.addEventListener('click', () => this.step(1));
+            this.nextEventButton.addEventListener('click', () => this.stepEvent(1));
             this.playButton.addEventListener('click', () => this.toggle());
             this.scrub.addEventListener('input', () => {
                 this.pause();
@@ -257,7 +312,7 @@
             }
             const tag = e.target.tagName;
             if (tag === 'SELECT' || (tag === 'SUMMARY' && e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) {
-                return; // The menu and the "in words" toggle keep their own keys.
+                return; // The menus and the "in words" toggle keep their own keys.
             }
             switch (e.key) {
                 case ' ':
@@ -295,7 +350,9 @@
             this.meta.textContent = `lock: ${timeline.implementation} · TTL ${timeline.ttl_s} s · ${fencing}`;
             this.story.textContent = timeline.story;
             this.outcome.replaceChildren(h('strong', {}, 'Outcome: '), timeline.outcome.summary);
+            this.events = timeline.seconds.filter((s) => isEvent(timeline, s)).map((s) => s.t);
             this.buildStrip();
+            this.stripScroll.scrollLeft = 0;
             this.show(0, announce);
         }
 
@@ -303,14 +360,18 @@
             const timeline = this.timeline;
             const seconds = timeline.seconds.map((s) => s.t);
             const cells = () => seconds.map((t) => h('td', { 'data-second': t }));
-            const head = h('tr', {}, h('th', { scope: 'col' }, 't'), seconds.map((t) => h('th', { scope: 'col', 'data-second': t }, t)));
-            const rows = timeline.clients.map((name) =>
-                h('tr', { 'data-role': 'belief-row', 'data-client': name }, h('th', { scope: 'row' }, `${name} believes`), cells())
-            );
-            rows.push(h('tr', { 'data-role': 'holder-row' }, h('th', { scope: 'row' }, 'Redis key'), cells()));
-            rows.push(h('tr', { 'data-role': 'unsafe-row' }, h('th', { scope: 'row' }, 'unsafe'), cells()));
+            const rowHead = (text) => h('th', { scope: 'row', class: 'tl-rowhead' }, text);
+            const head = h('tr', {}, h('th', { scope: 'col', class: 'tl-rowhead' }, 't (s)'), seconds.map((t) => h('th', { scope: 'col', 'data-second': t }, t)));
+            const rows = timeline.clients.map((name) => h('tr', { 'data-role': 'belief-row', 'data-client': name }, rowHead(name), cells()));
+            rows.push(h('tr', { 'data-role': 'holder-row' }, rowHead('Redis key'), cells()));
+            rows.push(h('tr', { 'data-role': 'counter-row' }, rowHead('counter'), cells()));
+            if (timeline.fencing) {
+                rows.push(h('tr', { 'data-role': 'token-row' }, rowHead('highest token'), cells()));
+            }
+            rows.push(h('tr', { 'data-role': 'unsafe-row' }, rowHead('unsafe'), cells()));
+            this.strip.setAttribute('data-seconds', seconds.length);
             this.strip.replaceChildren(
-                h('caption', {}, 'Seconds so far: who believes it holds the lock, who really holds it, and the unsafe row'),
+                h('caption', { class: 'tl-sr' }, 'Seconds so far: what each client believes, who really holds the key, the storage, and the unsafe row'),
                 h('thead', {}, head),
                 h('tbody', {}, rows)
             );
@@ -325,10 +386,14 @@
             this.scrub.value = String(this.t);
             this.scrub.setAttribute('aria-valuetext', `t = ${this.t} s of ${this.last} s`);
             this.clock.textContent = `t = ${this.t} s / ${this.last} s`;
-            this.prevButton.disabled = this.t === 0;
-            this.nextButton.disabled = this.t === this.last;
+            this.prevButton.setAttribute('aria-disabled', this.t === 0);
+            this.nextButton.setAttribute('aria-disabled', this.t === this.last);
+            this.prevEventButton.setAttribute('aria-disabled', this.eventFrom(-1) === null);
+            this.nextEventButton.setAttribute('aria-disabled', this.eventFrom(1) === null);
             this.renderStage(second);
             this.renderStrip();
+            this.keepCurrentVisible();
+            this.renderMessages(second);
             this.facts.textContent = factsText(timeline, this.t);
             const status = statusText(timeline, this.t);
             if (announce || this.status.textContent === '') {
@@ -387,7 +452,8 @@
                 },
                 h('p', { class: 'tl-card-title' }, 'Storage'),
                 h('p', {}, 'counter = ', h('strong', {}, second.counter)),
-                h('p', {}, timeline.fencing ? `highest token: ${second.highest_token === null ? 'none yet' : second.highest_token}` : 'no fencing tokens')
+                h('p', {}, timeline.fencing ? `highest token: ${second.highest_token === null ? 'none yet' : second.highest_token}` : 'no fencing tokens'),
+                h('p', { class: 'tl-quiet' }, 'at the end of the second')
             );
             this.stage.replaceChildren(h('div', { class: 'tl-clients' }, cards), h('div', { class: 'tl-truth' }, redis, storage));
         }
@@ -395,7 +461,7 @@
         /** Fills the strip up to the current second; later seconds stay blank. */
         renderStrip() {
             const timeline = this.timeline;
-            for (const cell of this.strip.querySelectorAll('[data-second]')) {
+            for (const cell of this.strip.querySelectorAll('thead [data-second]')) {
                 cell.classList.toggle('tl-now', Number(cell.getAttribute('data-second')) === this.t);
             }
             for (const row of this.strip.querySelectorAll('tbody tr')) {
@@ -403,52 +469,113 @@
                 for (const cell of row.querySelectorAll('td')) {
                     const t = Number(cell.getAttribute('data-second'));
                     cell.replaceChildren();
-                    cell.removeAttribute('data-unsafe');
-                    cell.removeAttribute('data-rejected');
-                    cell.removeAttribute('title');
+                    for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'title']) {
+                        cell.removeAttribute(attr);
+                    }
                     cell.className = t === this.t ? 'tl-now' : '';
                     if (t > this.t) {
                         cell.classList.add('tl-future');
                         continue;
                     }
                     const second = timeline.seconds[t];
+                    const previous = timeline.seconds[t - 1];
                     if (role === 'belief-row') {
                         const name = row.getAttribute('data-client');
                         const client = second.clients[name];
+                        const mistaken = client.believes && second.holder !== name;
                         cell.setAttribute('data-state', client.state);
-                        if (client.believes) {
-                            cell.classList.add('tl-believing');
-                            if (second.holder !== name) {
-                                cell.classList.add('tl-mistaken');
-                            }
-                            cell.append(client.token === null ? '●' : String(client.token));
-                        }
-                        cell.title = `t = ${t} s: ${name} ${client.state}, ${beliefText(name, client, second)}`;
+                        cell.setAttribute('data-believes', client.believes);
+                        cell.setAttribute('data-mistaken', mistaken);
+                        cell.classList.toggle('tl-believing', client.believes);
+                        cell.classList.toggle('tl-mistaken', mistaken);
+                        cell.classList.toggle('tl-acted', client.actions.some((a) => a.kind !== 'denied'));
+                        cell.append(clientGlyph(client));
+                        const did = client.actions.map(actionText).join('; ');
+                        cell.title = `t = ${t} s: ${name} ${client.state}, ${beliefText(name, client, second)}` + (did ? `. ${did}` : '');
                     } else if (role === 'holder-row') {
+                        if (second.notes.length) {
+                            cell.classList.add('tl-expired');
+                            cell.append('⌛');
+                        }
                         cell.append(second.holder || '–');
-                        cell.title = `t = ${t} s: key ${keyText(second)}`;
+                        cell.title = [`t = ${t} s: lock key ${keyText(second)}`, ...second.notes].join('. ');
+                    } else if (role === 'counter-row') {
+                        cell.classList.toggle('tl-changed', previous !== undefined && previous.counter !== second.counter);
+                        cell.append(second.counter);
+                        cell.title = `t = ${t} s: counter = ${second.counter}`;
+                    } else if (role === 'token-row') {
+                        const shown = second.highest_token === null ? '–' : String(second.highest_token);
+                        cell.append(shown);
+                        cell.title = `t = ${t} s: the storage's highest token: ${shown}`;
                     } else {
                         const marks = unsafeMarks(timeline, second);
                         if (marks.length) {
-                            const rejected = marks.every((m) => m.action.rejected);
-                            cell.setAttribute('data-unsafe', marks.map((m) => m.client).join(' '));
-                            cell.setAttribute('data-rejected', rejected);
-                            for (const m of marks) {
-                                cell.append(h('span', { class: 'tl-x' }, '✗'), m.client);
+                            const clients = [...new Set(marks.map((m) => m.client))];
+                            cell.classList.add('tl-x-cell');
+                            cell.setAttribute('data-unsafe', clients.join(' '));
+                            cell.setAttribute('data-rejected', marks.every((m) => m.action.rejected));
+                            for (const client of clients) {
+                                cell.append(h('span', { class: 'tl-x' }, '✗'), client);
                             }
                             if (marks.some((m) => m.action.rejected)) {
                                 cell.append(h('span', { class: 'tl-rejected' }, 'rejected'));
                             }
-                            cell.title = marks.map((m) => `${m.client}: ${actionText(m.action)}`).join('; ');
+                            cell.title = `t = ${t} s: ` + marks.map((m) => `${m.client}: ${actionText(m.action)}`).join('; ');
                         }
                     }
                 }
             }
         }
 
+        /**
+         * Scrolls the strip sideways, if needed, so that the current second's
+         * column is in view beside the sticky row headings, with a column of
+         * context on either side.
+         */
+        keepCurrentVisible() {
+            const scroller = this.stripScroll;
+            const cell = this.strip.querySelector(`thead th[data-second="${this.t}"]`);
+            const corner = this.strip.querySelector('thead .tl-rowhead');
+            if (!cell || !corner) {
+                return;
+            }
+            const box = scroller.getBoundingClientRect();
+            const left = box.left + scroller.clientLeft + corner.getBoundingClientRect().width;
+            const right = box.left + scroller.clientLeft + scroller.clientWidth;
+            const rect = cell.getBoundingClientRect();
+            const margin = Math.min(rect.width, Math.max(0, (right - left - rect.width) / 2));
+            if (rect.left < left) {
+                scroller.scrollLeft -= left - rect.left + margin;
+            } else if (rect.right > right) {
+                scroller.scrollLeft += rect.right - right + margin;
+            }
+        }
+
+        /**
+         * The second's commands as a message diagram, drawn in
+         * `renderMessages` below when the run recorded them.
+         */
+        renderMessages(second) {
+            drawMessages(this.messages, this.timeline, second);
+        }
+
         step(delta) {
             this.pause();
             this.show(this.t + delta);
+        }
+
+        /** The next (1) or previous (-1) second with an event, or null. */
+        eventFrom(direction) {
+            const later = direction > 0 ? this.events.filter((t) => t > this.t) : this.events.filter((t) => t < this.t).reverse();
+            return later.length ? later[0] : null;
+        }
+
+        stepEvent(direction) {
+            this.pause();
+            const t = this.eventFrom(direction);
+            if (t !== null) {
+                this.show(t);
+            }
         }
 
         toggle() {
@@ -471,7 +598,7 @@
                 } else {
                     this.show(this.t + 1);
                 }
-            }, TICK_MS);
+            }, TICK_MS / this.speed);
         }
 
         pause() {
@@ -484,20 +611,43 @@
         }
     }
 
+    /**
+     * Draws one second's messages: nothing yet for runs without recorded
+     * commands (the container stays empty and hidden).
+     */
+    function drawMessages(container, timeline, second) {
+        container.replaceChildren();
+        container.hidden = true;
+    }
+
     function start() {
         const containers = document.querySelectorAll('[data-timeline-player]');
         if (containers.length === 0) {
             return;
         }
-        const timelines = loadTimelines();
+        const data = loadTimelines();
         for (const root of containers) {
-            if (timelines.size === 0) {
+            if (data.byName.size === 0) {
                 root.setAttribute('data-error', 'no timeline data on this page');
                 continue;
             }
-            root.player = new Player(root, timelines);
+            root.player = new Player(root, data);
         }
     }
+
+    // In print, the seconds in words are part of the page.
+    window.addEventListener('beforeprint', () => {
+        for (const details of document.querySelectorAll('details.tl-detail:not([open])')) {
+            details.setAttribute('open', '');
+            details.setAttribute('data-opened-for-print', '');
+        }
+    });
+    window.addEventListener('afterprint', () => {
+        for (const details of document.querySelectorAll('details[data-opened-for-print]')) {
+            details.removeAttribute('open');
+            details.removeAttribute('data-opened-for-print');
+        }
+    });
 
     if (document.readyState === 'loading') {
         document.addEventListener('DOMContentLoaded', start);

@@ -20,7 +20,7 @@ use std::ops::Range;
 /// The two directives this preprocessor expands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// `{{#timeline NAME}}`: the static table of one timeline.
+    /// `{{#timeline NAME}}`: the static strip of one timeline.
     Timeline,
     /// `{{#player NAME}}`: the interactive player, starting on NAME.
     Player,

@@ -10,7 +10,8 @@ use crate::directive::{self, Directive, Kind};
 use crate::error::{Error, Problem};
 use crate::library::Library;
 use crate::player::{self, PageState};
-use crate::table;
+use crate::library::demo_label;
+use crate::strip;
 
 /// Returns `markdown` with every `{{#timeline}}` and `{{#player}}` in its
 /// prose replaced by HTML. `chapter` names the chapter in errors.
@@ -59,7 +60,10 @@ fn render(
     page: &mut PageState,
 ) -> Result<String, Problem> {
     match directive.kind {
-        Kind::Timeline => Ok(table::render(library.get(&directive.name)?)),
+        Kind::Timeline => Ok(strip::render(
+            library.get(&directive.name)?,
+            demo_label(&directive.name).as_deref(),
+        )),
         Kind::Player => {
             // Read the named file first: if it is the one that is missing,
             // the error should say so rather than blame the folder.

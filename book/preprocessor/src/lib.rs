@@ -1,11 +1,12 @@
-//! `mdbook-timeline`: the book's lock timelines, as tables and as a player.
+//! `mdbook-timeline`: the book's lock timelines, as strips and as a player.
 //!
 //! The grader runs each lock scenario against a real Redis on a virtual
 //! clock and writes what happened, second by second, to
 //! `book/timelines/<name>.json`. This preprocessor puts those runs into the
 //! chapters:
 //!
-//! - `{{#timeline NAME}}` becomes a static table of the run ([`table`]),
+//! - `{{#timeline NAME}}` becomes a compact strip of the run, one column per
+//!   second ([`strip`]),
 //! - `{{#player NAME}}` becomes the interactive player's container, with all
 //!   timelines embedded for it ([`player`]); the player itself is
 //!   `theme/timeline-player.js`.
@@ -21,7 +22,7 @@ pub mod expand;
 pub mod html;
 pub mod library;
 pub mod player;
-pub mod table;
+pub mod strip;
 
 pub use lock_timeline as timeline;
 

@@ -62,12 +62,19 @@ impl Library {
         Ok(&self.loaded)
     }
 
-    /// Every timeline as one JSON document, `{"timelines": [...]}` sorted by
-    /// name, ready to be placed inside `<script type="application/json">`.
+    /// Every timeline as one JSON document, `{"timelines": [...], "labels":
+    /// {...}}` in the order of [`DEMO_ORDER`], ready to be placed inside
+    /// `<script type="application/json">`.
     pub fn embedded_json(&mut self) -> Result<&str, LoadError> {
         if self.embedded.is_none() {
-            let timelines: Vec<&Timeline> = self.all()?.values().collect();
-            let json = serde_json::to_string(&Embedded { timelines }).map_err(|source| {
+            let all = self.all()?;
+            let mut timelines: Vec<&Timeline> = all.values().collect();
+            timelines.sort_by_key(|t| demo_rank(&t.name));
+            let labels = timelines
+                .iter()
+                .filter_map(|t| demo_label(&t.name).map(|l| (t.name.as_str(), l)))
+                .collect();
+            let json = serde_json::to_string(&Embedded { timelines, labels }).map_err(|source| {
                 LoadError::Embed {
                     dir: self.dir.clone(),
                     source,
@@ -79,10 +86,48 @@ impl Library {
     }
 }
 
-/// The document the player reads: `{"timelines": [...]}`.
+/// The document the player reads: `{"timelines": [...], "labels": {...}}`.
 #[derive(Serialize)]
 struct Embedded<'a> {
     timelines: Vec<&'a Timeline>,
+    labels: BTreeMap<&'a str, String>,
+}
+
+/// The order of the demos in the player's menu: first the six demos of the
+/// course's original page, numbered Demo 1–6 as there (and as the chapters
+/// call them), then the course's own, in the order the chapters tell them.
+/// A timeline missing from this list comes last, by name.
+pub const DEMO_ORDER: [&str; 10] = [
+    "normal-run",
+    "gc-pause",
+    "gc-pause-fenced",
+    "slow-job-plain-del",
+    "slow-job",
+    "fenced-reads",
+    "race",
+    "crashed-holder",
+    "long-pause",
+    "long-pause-fenced",
+];
+
+/// How many of [`DEMO_ORDER`] carry a number.
+pub const NUMBERED_DEMOS: usize = 6;
+
+/// `Demo 2` for `gc-pause`; `None` for a timeline without a number.
+pub fn demo_label(name: &str) -> Option<String> {
+    DEMO_ORDER[..NUMBERED_DEMOS]
+        .iter()
+        .position(|&n| n == name)
+        .map(|i| format!("Demo {}", i + 1))
+}
+
+/// Where `name` sorts in the menu.
+fn demo_rank(name: &str) -> (usize, &str) {
+    let rank = DEMO_ORDER
+        .iter()
+        .position(|&n| n == name)
+        .unwrap_or(DEMO_ORDER.len());
+    (rank, name)
 }
 
 /// Reads, parses and validates one timeline file.

@@ -22,7 +22,7 @@ pub fn render(timeline: &Timeline, id: &str, embedded_json: Option<&str>) -> Str
         escape(&timeline.name)
     ));
     html.line(format!(
-        r#"<p class="tl-player-fallback">The interactive player for “{}” needs JavaScript. The timeline tables in this book show the same seconds as text.</p>"#,
+        r#"<p class="tl-player-fallback">The interactive player for “{}” needs JavaScript. The timeline strips in this book show the same seconds without it.</p>"#,
         escape(&timeline.title)
     ));
     html.line("</div>");

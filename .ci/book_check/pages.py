@@ -1,0 +1,215 @@
+"""Checks of the book's pages: strips, page heights, print, themes, quizzes.
+
+The strips are read from the HTML as the server sends it, which is what a
+reader without JavaScript gets; the rest is measured in the browser.
+"""
+
+import html
+import html.parser
+import json
+import re
+import time
+
+from selenium.webdriver.common.by import By
+
+from browser import NARROW, THEMES, WIDE, CONTRAST_JS
+from player import expected_unsafe, go_to, open_player
+
+# The fencing page was 13,800 px tall at 1280 px with one table row per
+# second; compact strips must bring it to a third of that.
+FENCING_PAGE_MAX_PX = 13_800 // 3
+
+
+class StripParser(html.parser.HTMLParser):
+    """Collects, per static strip (`div.tl-figure[data-timeline]`), its rows
+    (by `data-role`), its column seconds and its unsafe cells."""
+
+    def __init__(self):
+        super().__init__()
+        self.figures = {}
+        self.current = None
+        self.row = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "div" and "tl-figure" in (a.get("class") or "").split() and a.get("data-timeline"):
+            self.current = {"name": a["data-timeline"], "rows": [], "columns": [], "unsafe": {}, "strip": False}
+            self.figures.setdefault(a["data-timeline"], self.current)
+        if self.current is None:
+            return
+        if tag == "table" and a.get("data-role") == "strip":
+            self.current["strip"] = True
+        if tag == "tr":
+            self.row = a.get("data-role")
+            if self.row:
+                self.current["rows"].append(self.row + (":" + a["data-client"] if a.get("data-client") else ""))
+        if tag == "th" and self.row is None and "data-second" in a:
+            self.current["columns"].append(int(a["data-second"]))
+        if tag == "td" and self.row == "unsafe-row" and "data-unsafe" in a:
+            self.current["unsafe"][int(a["data-second"])] = (a["data-unsafe"].split(), a.get("data-rejected") == "true")
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self.current is not None:
+            self.current = None
+            self.row = None
+        elif tag == "tr":
+            self.row = None
+
+
+def check_static_strips(book):
+    """Every {{#timeline}} is a strip in the served HTML: one column per
+    second, the player's rows plus counter and token, the ✗ where the JSON
+    puts it."""
+    pages = book.pages_containing('class="tl-figure"')
+    book.check(pages, "no page has a static timeline")
+    count = 0
+    for page in pages:
+        parser = StripParser()
+        parser.feed((book.html / page).read_text(encoding="utf-8"))
+        for name, fig in parser.figures.items():
+            timeline = book.timeline(name)
+            where = f"{page}, timeline {name}"
+            book.check(fig["strip"], f"{where}: no strip (table[data-role=strip]) in the HTML a reader without JavaScript gets")
+            seconds = [s["t"] for s in timeline["seconds"]]
+            book.check(fig["columns"] == seconds, f"{where}: columns {fig['columns'][:5]}…, expected one per second 0..{seconds[-1]}")
+            rows = [f"belief-row:{c}" for c in timeline["clients"]] + ["holder-row", "counter-row"]
+            rows += ["token-row"] if timeline["fencing"] else []
+            rows += ["unsafe-row"]
+            book.check(fig["rows"] == rows, f"{where}: rows {fig['rows']}, expected {rows}")
+            want = {t: (list(m), any(m.values())) for t, m in expected_unsafe(timeline).items()}
+            got = {t: (clients, rejected) for t, (clients, rejected) in fig["unsafe"].items()}
+            book.check(got == want, f"{where}: ✗ marks {got}, expected {want}")
+            count += 1
+    book.report.verified(f"{count} static strips on {len(pages)} pages, in the HTML itself: one column per second, "
+                         "rows per client, key, counter, token, unsafe; ✗ as in the JSON")
+
+
+def check_fencing_page_height(book):
+    book.width(WIDE)
+    book.theme(None)
+    book.open("fencing.html")
+    book.wait_for("the player", lambda d: d.find_element(By.CSS_SELECTOR, "[data-timeline-player].tl-ready"))
+    height = book.js("return document.documentElement.scrollHeight")
+    book.check(height <= FENCING_PAGE_MAX_PX, f"fencing.html is {height} px tall at {WIDE} px, more than {FENCING_PAGE_MAX_PX} px")
+    book.report.verified(f"fencing.html is {height} px tall at {WIDE} px (limit {FENCING_PAGE_MAX_PX} px, a third of 13,800)")
+    book.shot("fencing-1280")
+
+
+FITS_JS = """
+return [...document.querySelectorAll('.tl-figure')].map((fig) => {
+    const strip = fig.querySelector('[data-role=strip]');
+    const scroller = strip ? strip.parentElement : fig;
+    const unsafe = [...fig.querySelectorAll('th')].find((th) => th.textContent.trim() === 'unsafe');
+    const r = unsafe ? unsafe.getBoundingClientRect() : null;
+    return {name: fig.getAttribute('data-timeline'), shown: !!strip && strip.getBoundingClientRect().height > 0,
+            overflow: scroller.scrollWidth - scroller.clientWidth,
+            unsafe: r ? [Math.round(r.left), Math.round(r.right)] : null,
+            width: document.documentElement.clientWidth};
+});"""
+
+
+def check_print(book):
+    """In print the strips show and fit the page."""
+    book.open("fencing.html")
+    book.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        figures = book.js(FITS_JS)
+        for f in figures:
+            book.check(f["shown"], f"print: the strip of {f['name']} is not shown")
+            book.check(f["overflow"] <= 1, f"print: the strip of {f['name']} is {f['overflow']} px wider than the page")
+        book.shot("fencing-print")
+    finally:
+        book.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    book.report.verified(f"print: the {len(figures)} strips of fencing.html show and fit the page width")
+
+
+def check_narrow_strips(book):
+    """At 390 px every strip's unsafe row is in view without scrolling sideways."""
+    try:
+        book.width(NARROW)
+        for page in ["fencing.html", "timeout.html", "releasing.html"]:
+            book.open(page)
+            for f in book.js(FITS_JS):
+                book.check(f["unsafe"] is not None, f"{NARROW} px, {page}: the strip of {f['name']} has no 'unsafe' heading")
+                left, right = f["unsafe"]
+                book.check(left >= 0 and right <= f["width"],
+                           f"{NARROW} px, {page}: the 'unsafe' heading of {f['name']} is at {left}..{right} px, "
+                           f"outside the {f['width']} px page: it needs sideways scrolling")
+        book.shot("fencing-390")
+    finally:
+        book.width(WIDE)
+    book.report.verified(f"{NARROW} px: every strip's unsafe row is in view without scrolling sideways")
+
+
+def check_players_in_first_chapters(book):
+    for page in ["single-instance.html", "releasing.html"]:
+        book.open(page)
+        book.wait_for(f"a player on {page}", lambda d: d.find_element(By.CSS_SELECTOR, "[data-timeline-player].tl-ready"), 5)
+    book.report.verified("chapters 1 and 2 have a working player")
+
+
+def check_contrast(book):
+    """Text in the player and the strips is readable in all five themes."""
+    measured = 0
+    failures = []
+    for theme in THEMES:
+        book.theme(theme)
+        for demo, t in [("gc-pause", 14), ("gc-pause-fenced", 15)]:
+            page, root = open_player(book, demo, "fencing.html")
+            cls = book.js("return document.documentElement.className")
+            book.check(theme in cls.split(), f"theme {theme} did not apply ({cls})")
+            go_to(book, root, t)
+            book.js("arguments[0].querySelector('details').open = true", root)
+            result = book.js(CONTRAST_JS, [root, *book.driver.find_elements(By.CSS_SELECTOR, ".tl-figure")])
+            measured += result["measured"]
+            if result["count"]:
+                failures.append(f"{theme} theme, {demo} at t = {t}: {result['count']} text elements below 4.5:1, "
+                                f"e.g. {json.dumps(result['failures'], ensure_ascii=False)}")
+        book.shot(f"player-{theme}", root)
+    book.theme(None)
+    book.check(not failures, "\n  ".join(failures))
+    book.report.verified(f"contrast ≥ 4.5:1 for {measured} text elements of the player and the strips in {', '.join(THEMES)}")
+
+
+QUOTE = re.compile(r"^- \*“(.+?)”\*", re.S)
+CHAPTER = re.compile(r"(\[)?chapters?\s+\d(?:[^\]]{0,20}\]\(([^)]+)\))?")
+
+
+def check_quizzes(book):
+    """The final quiz renders; every distractor's explanation starts by
+    quoting it; every "chapter N" in a quiz is a link to a page of the book."""
+    page = "final-quiz.html"
+    book.open(page)
+    placeholder = book.wait_for("the quiz on the final quiz page",
+                                lambda d: d.find_element(By.CSS_SELECTOR, ".quiz-placeholder .mdbook-quiz"), 15)
+    questions = json.loads(book.driver.find_element(By.CSS_SELECTOR, ".quiz-placeholder").get_attribute("data-quiz-questions"))["questions"]
+    book.check(len(questions) > 0, f"the quiz on {page} has no questions")
+    placeholder.find_element(By.CSS_SELECTOR, "button.start").click()
+    counter = book.wait_for("question 1 after Start",
+                            lambda d: d.find_element(By.CSS_SELECTOR, ".mdbook-quiz .question .prompt") and
+                            d.find_element(By.CSS_SELECTOR, ".mdbook-quiz header .counter"))
+    book.check(counter.text.strip() == f"Question 1 / {len(questions)}",
+               f"quiz header says {counter.text!r}, expected 'Question 1 / {len(questions)}'")
+    book.shot("final-quiz")
+    book.report.verified(f"{page}: the quiz renders, {len(questions)} questions")
+
+    distractors = links = 0
+    for quiz_page in book.pages_containing("data-quiz-questions"):
+        text = (book.html / quiz_page).read_text(encoding="utf-8")
+        for block in re.findall(r'data-quiz-questions="([^"]*)"', text):
+            for q in json.loads(html.unescape(block))["questions"]:
+                context = q.get("context", "")
+                bullets = [b for b in re.split(r"\n(?=- )", "\n" + context) if b.startswith("- ")]
+                quoted = [m.group(1).replace("\n  ", " ").replace("\n", " ") for m in map(QUOTE.match, bullets) if m]
+                for d in q["prompt"].get("distractors", []):
+                    distractors += 1
+                    book.check(" ".join(d.split()) in [" ".join(x.split()) for x in quoted],
+                               f"{quiz_page}, question {q['id']}: no explanation starts by quoting the option {d!r}")
+                for part in [context, q["prompt"].get("prompt", "")]:
+                    for m in CHAPTER.finditer(part):
+                        book.check(m.group(1) and m.group(2), f"{quiz_page}, question {q['id']}: {m.group(0)!r} is not a link")
+                        target = m.group(2).split("#")[0]
+                        book.check((book.html / target).is_file(), f"{quiz_page}: the link {m.group(2)!r} points at no page")
+                        links += 1
+    book.report.verified(f"quizzes: {distractors} distractor explanations each start by quoting their option; "
+                         f"{links} chapter pointers are links to pages of the book")
