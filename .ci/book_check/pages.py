@@ -88,7 +88,7 @@ def check_fencing_page_height(book):
     book.width(WIDE)
     book.theme(None)
     book.open("fencing.html")
-    book.wait_for("the player", lambda d: d.find_element(By.CSS_SELECTOR, "[data-timeline-player].tl-ready"))
+    book.wait_for("fencing.html to load", lambda d: d.execute_script("return document.readyState") == "complete")
     height = book.js("return document.documentElement.scrollHeight")
     book.check(height <= FENCING_PAGE_MAX_PX, f"fencing.html is {height} px tall at {WIDE} px, more than {FENCING_PAGE_MAX_PX} px")
     book.report.verified(f"fencing.html is {height} px tall at {WIDE} px (limit {FENCING_PAGE_MAX_PX} px, a third of 13,800)")
@@ -127,7 +127,7 @@ def check_narrow_strips(book):
     """At 390 px every strip's unsafe row is in view without scrolling sideways."""
     try:
         book.width(NARROW)
-        for page in ["fencing.html", "timeout.html", "releasing.html"]:
+        for page in book.pages_containing('class="tl-figure"'):
             book.open(page)
             for f in book.js(FITS_JS):
                 book.check(f["unsafe"] is not None, f"{NARROW} px, {page}: the strip of {f['name']} has no 'unsafe' heading")
@@ -155,7 +155,7 @@ def check_contrast(book):
     for theme in THEMES:
         book.theme(theme)
         for demo, t in [("gc-pause", 14), ("gc-pause-fenced", 15)]:
-            page, root = open_player(book, demo, "fencing.html")
+            page, root = open_player(book, demo)
             cls = book.js("return document.documentElement.className")
             book.check(theme in cls.split(), f"theme {theme} did not apply ({cls})")
             go_to(book, root, t)
