@@ -9,8 +9,8 @@
 use crate::directive::{self, Directive, Kind};
 use crate::error::{Error, Problem};
 use crate::library::Library;
-use crate::player::{self, PageState};
 use crate::library::demo_label;
+use crate::player::{self, PageState};
 use crate::strip;
 
 /// Returns `markdown` with every `{{#timeline}}` and `{{#player}}` in its

@@ -74,12 +74,13 @@ impl Library {
                 .iter()
                 .filter_map(|t| demo_label(&t.name).map(|l| (t.name.as_str(), l)))
                 .collect();
-            let json = serde_json::to_string(&Embedded { timelines, labels }).map_err(|source| {
-                LoadError::Embed {
-                    dir: self.dir.clone(),
-                    source,
-                }
-            })?;
+            let json =
+                serde_json::to_string(&Embedded { timelines, labels }).map_err(|source| {
+                    LoadError::Embed {
+                        dir: self.dir.clone(),
+                        source,
+                    }
+                })?;
             self.embedded = Some(crate::html::json_for_script(&json));
         }
         Ok(self.embedded.as_deref().unwrap_or_default())

@@ -28,9 +28,7 @@ pub fn render(timeline: &Timeline, label: Option<&str>) -> String {
     let title = escape(&timeline.title);
     let name = escape(&timeline.name);
     let mut html = Html::new();
-    html.line(format!(
-        r#"<div class="tl-figure" data-timeline="{name}">"#
-    ));
+    html.line(format!(r#"<div class="tl-figure" data-timeline="{name}">"#));
     let label = label
         .map(|l| format!(r#"<span class="tl-demo">{}</span> "#, escape(l)))
         .unwrap_or_default();
@@ -104,20 +102,26 @@ fn table(html: &mut Html, timeline: &Timeline) {
         row.push_str("</tr>");
         html.line(row);
     }
-    let mut row =
-        String::from(r#"<tr data-role="holder-row"><th scope="row" class="tl-rowhead">Redis key</th>"#);
+    let mut row = String::from(
+        r#"<tr data-role="holder-row"><th scope="row" class="tl-rowhead">Redis key</th>"#,
+    );
     for second in &timeline.seconds {
         row.push_str(&holder_cell(second));
     }
     html.line(row + "</tr>");
-    let mut row =
-        String::from(r#"<tr data-role="counter-row"><th scope="row" class="tl-rowhead">counter</th>"#);
+    let mut row = String::from(
+        r#"<tr data-role="counter-row"><th scope="row" class="tl-rowhead">counter</th>"#,
+    );
     for (i, second) in timeline.seconds.iter().enumerate() {
         let changed = i > 0 && timeline.seconds[i - 1].counter != second.counter;
         row.push_str(&format!(
             r#"<td data-second="{}"{} title="t = {} s: counter = {}">{}</td>"#,
             second.t,
-            if changed { r#" class="tl-changed""# } else { "" },
+            if changed {
+                r#" class="tl-changed""#
+            } else {
+                ""
+            },
             second.t,
             second.counter,
             second.counter
@@ -139,8 +143,9 @@ fn table(html: &mut Html, timeline: &Timeline) {
         }
         html.line(row + "</tr>");
     }
-    let mut row =
-        String::from(r#"<tr data-role="unsafe-row"><th scope="row" class="tl-rowhead">unsafe</th>"#);
+    let mut row = String::from(
+        r#"<tr data-role="unsafe-row"><th scope="row" class="tl-rowhead">unsafe</th>"#,
+    );
     for second in &timeline.seconds {
         row.push_str(&unsafe_cell(timeline, second));
     }
@@ -277,10 +282,7 @@ fn unsafe_cell(timeline: &Timeline, second: &Second) -> String {
         escape(&title.join("; "))
     );
     for client in &clients {
-        cell.push_str(&format!(
-            r#"<span class="tl-x">✗</span>{}"#,
-            escape(client)
-        ));
+        cell.push_str(&format!(r#"<span class="tl-x">✗</span>{}"#, escape(client)));
     }
     if marks.iter().any(|(_, a)| a.rejected) {
         cell.push_str(r#"<span class="tl-rejected">rejected</span>"#);

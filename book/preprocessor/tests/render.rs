@@ -5,7 +5,8 @@
 use mdbook_timeline::error::{Error, LoadError, Problem};
 use mdbook_timeline::expand::expand;
 use mdbook_timeline::library::Library;
-use mdbook_timeline::{player, table};
+use mdbook_timeline::library::{DEMO_ORDER, demo_label};
+use mdbook_timeline::{player, strip};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -23,45 +24,119 @@ fn scratch(test: &str) -> PathBuf {
     dir
 }
 
-/// The whole table of the fenced GC pause, as a reader without JavaScript
+/// The whole strip of the fenced GC pause, as a reader without JavaScript
 /// gets it.
 #[test]
-fn renders_the_fenced_gc_pause_table() {
+fn renders_the_fenced_gc_pause_strip() {
     let mut library = Library::new(fixtures());
     let timeline = library.get("gc-pause-fenced").expect("fixture loads");
-    insta::assert_snapshot!(table::render(timeline));
+    insta::assert_snapshot!(strip::render(timeline, Some("Demo 3")));
 }
 
-/// The unsafe column marks A's rejected write at t = 15, and only there.
-#[test]
-fn the_unsafe_column_marks_the_rejected_write() {
-    let mut library = Library::new(fixtures());
-    let html = table::render(library.get("gc-pause-fenced").expect("fixture loads"));
-    let unsafe_rows: Vec<&str> = html
+/// The cells of one strip row, by `data-role` (and client), in column order.
+fn row<'a>(html: &'a str, role: &str) -> Vec<&'a str> {
+    let line = html
         .lines()
-        .filter(|l| l.starts_with("<tr ") && l.contains("data-unsafe="))
-        .collect();
-    assert_eq!(
-        unsafe_rows,
-        [r#"<tr data-second="15" data-unsafe="A" class="tl-unsafe-row">"#]
-    );
-    assert!(html.contains(r#"✗ A <span class="tl-rejected">rejected</span>"#));
+        .find(|l| l.starts_with(&format!(r#"<tr data-role="{role}"#)))
+        .unwrap_or_else(|| panic!("no row {role} in {html}"));
+    line.split("<td ").skip(1).collect()
 }
 
-/// Without fencing, A's late write goes through: a ✗ without "rejected".
+/// One column per second, and the unsafe row marks A's rejected write at
+/// t = 15, and only there.
+#[test]
+fn the_unsafe_row_marks_the_rejected_write() {
+    let mut library = Library::new(fixtures());
+    let timeline = library
+        .get("gc-pause-fenced")
+        .expect("fixture loads")
+        .clone();
+    let html = strip::render(&timeline, None);
+    let cells = row(&html, "unsafe-row");
+    assert_eq!(cells.len(), timeline.seconds.len());
+    let marked: Vec<&str> = cells
+        .iter()
+        .filter(|c| c.contains("data-unsafe="))
+        .copied()
+        .collect();
+    assert_eq!(marked.len(), 1, "{marked:?}");
+    assert!(
+        marked[0].starts_with(r#"data-second="15" data-unsafe="A" data-rejected="true""#),
+        "{}",
+        marked[0]
+    );
+    assert!(
+        marked[0]
+            .contains(r#"<span class="tl-x">✗</span>A<span class="tl-rejected">rejected</span>"#)
+    );
+    assert_eq!(row(&html, "token-row").len(), timeline.seconds.len());
+}
+
+/// Without fencing, A's late write goes through: a ✗ without "rejected",
+/// and no token row.
 #[test]
 fn the_unfenced_write_is_unsafe_but_not_rejected() {
     let mut library = Library::new(fixtures());
-    let html = table::render(library.get("gc-pause").expect("fixture loads"));
-    let row_15 = html
-        .split(r#"<tr data-second="15""#)
-        .nth(1)
-        .and_then(|rest| rest.split("</tr>").next())
-        .expect("row 15 exists");
+    let html = strip::render(library.get("gc-pause").expect("fixture loads"), None);
+    let cell = row(&html, "unsafe-row")[15];
     assert!(
-        row_15.contains(r#"data-client="A" data-rejected="false""#),
-        "{row_15}"
+        cell.starts_with(r#"data-second="15" data-unsafe="A" data-rejected="false""#),
+        "{cell}"
     );
+    assert!(!cell.contains("tl-rejected"), "{cell}");
+    assert!(!html.contains(r#"data-role="token-row""#));
+}
+
+/// A client that believes it holds the lock while the key is someone
+/// else's is marked mistaken, paused or not: the one thing the reader must
+/// see. While it really holds the lock, it is not.
+#[test]
+fn a_paused_client_with_a_wrong_belief_is_marked_mistaken() {
+    let mut library = Library::new(fixtures());
+    let html = strip::render(library.get("gc-pause").expect("fixture loads"), None);
+    let a = row(&html, "belief-row\" data-client=\"A");
+    for (t, cell) in a.iter().enumerate() {
+        let paused = cell.contains(r#"data-state="paused""#);
+        let mistaken = cell.contains(r#"data-mistaken="true""#) && cell.contains("tl-mistaken");
+        match t {
+            2..=9 => assert!(paused && !mistaken, "t = {t}: {cell}"),
+            10..=14 => assert!(paused && mistaken, "t = {t}: {cell}"),
+            _ => {}
+        }
+    }
+}
+
+/// The menu order puts the original page's six demos first, as Demo 1–6.
+#[test]
+fn demos_are_numbered_as_on_the_original_page() {
+    assert_eq!(demo_label("normal-run").as_deref(), Some("Demo 1"));
+    assert_eq!(demo_label("gc-pause").as_deref(), Some("Demo 2"));
+    assert_eq!(demo_label("fenced-reads").as_deref(), Some("Demo 6"));
+    assert_eq!(demo_label("race"), None);
+    let mut library = Library::new(fixtures());
+    let json = library.embedded_json().expect("fixtures load").to_owned();
+    let first = json
+        .find(r#""name":"gc-pause""#)
+        .expect("gc-pause embedded");
+    let second = json
+        .find(r#""name":"gc-pause-fenced""#)
+        .expect("gc-pause-fenced embedded");
+    assert!(
+        first < second,
+        "gc-pause (Demo 2) must come before gc-pause-fenced (Demo 3)"
+    );
+    assert!(
+        json.contains(r#""labels":{"gc-pause":"Demo 2","gc-pause-fenced":"Demo 3"}"#),
+        "{json}"
+    );
+    // Every listed demo is one the grader makes.
+    let book_timelines = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../timelines");
+    for name in DEMO_ORDER {
+        assert!(
+            book_timelines.join(format!("{name}.json")).is_file(),
+            "{name} in DEMO_ORDER has no timeline"
+        );
+    }
 }
 
 /// The generated HTML must stay one raw HTML block in Markdown: no blank
@@ -75,7 +150,7 @@ fn rendered_html_has_no_blank_or_indented_lines() {
         .expect("all fixtures load")
         .to_owned();
     for html in [
-        table::render(&timeline),
+        strip::render(&timeline, Some("Demo 2")),
         player::render(&timeline, "player-gc-pause", Some(&json)),
     ] {
         for line in html.lines() {
@@ -210,17 +285,17 @@ fn a_gap_in_the_seconds_is_refused() {
 }
 
 /// Inside a list item, every line of the HTML keeps the item's indentation,
-/// so the whole table stays in the item.
+/// so the whole strip stays in the item.
 #[test]
 fn a_directive_in_a_list_item_stays_in_the_item() {
     let mut library = Library::new(fixtures());
     let md = "- Look:\n\n  {{#timeline gc-pause}}\n\n- Next item\n";
     let out = expand(md, "ch.md", &mut library).expect("expands");
-    let table: Vec<&str> = out
+    let strip: Vec<&str> = out
         .lines()
         .skip_while(|l| !l.contains("tl-figure"))
         .take_while(|l| !l.is_empty())
         .collect();
-    assert!(table.len() > 10, "{out}");
-    assert!(table.iter().all(|l| l.starts_with("  <")), "{out}");
+    assert!(strip.len() > 10, "{out}");
+    assert!(strip.iter().all(|l| l.starts_with("  <")), "{out}");
 }
