@@ -32,6 +32,7 @@ CHECKS = [
     player.check_narrow_player,
     player.check_focus_at_ends,
     player.check_menu_speed_and_events,
+    player.check_message_diagram,
     pages.check_players_in_first_chapters,
     pages.check_fencing_page_height,
     pages.check_print,

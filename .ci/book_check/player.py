@@ -327,3 +327,45 @@ def check_menu_speed_and_events(book):
     press(book, control(root, "play"))
     book.check(took < 2.5, f"at 4× the player took {took:.1f} s for 4 seconds")
     book.report.verified(f"at 4× the player plays 4 recorded seconds in {took:.1f} s")
+
+
+MESSAGES_JS = """
+const root = arguments[0];
+const box = root.querySelector('[data-role=messages]');
+return {hidden: box.hidden, items: [...box.querySelectorAll('[data-role=message-list] li')].map((li) =>
+            [li.getAttribute('data-client'), li.getAttribute('data-to'), li.textContent]),
+        arrows: box.querySelectorAll('svg line.tl-request, svg line.tl-reply').length,
+        status: root.querySelector('[data-role=status]').textContent};"""
+
+
+def check_message_diagram(book):
+    """The message diagram shows the recorded commands of the player's
+    second, and the status line orders that second's events."""
+    demo = "gc-pause-fenced"
+    timeline = book.timeline(demo)
+    messages = timeline.get("messages", [])
+    book.check(messages, f"timelines/{demo}.json records no commands")
+    page, root = open_player(book, demo)
+    checked = 0
+    for t in [0, 1, 12, 15]:
+        go_to(book, root, t)
+        shown = book.js(MESSAGES_JS, root)
+        want = [m for m in messages if m["t"] == t]
+        book.check(not shown["hidden"], f"{demo} at t = {t}: the message diagram is hidden")
+        book.check([(c, to) for c, to, _ in shown["items"]] == [(m["client"], m["to"]) for m in want],
+                   f"{demo} at t = {t}: the diagram lists {[(c, to) for c, to, _ in shown['items']]}, "
+                   f"the JSON {[(m['client'], m['to']) for m in want]}")
+        for (_, _, text), m in zip(shown["items"], want):
+            book.check(m["command"] in text and m["reply"] in text, f"{demo} at t = {t}: {text!r} lacks {m['command']!r} ← {m['reply']!r}")
+            book.check("dlcourse:" not in text, f"{demo} at t = {t}: {text!r} shows a machine-specific key prefix")
+        book.check(shown["arrows"] == 2 * len(want), f"{demo} at t = {t}: {shown['arrows']} arrows for {len(want)} commands and replies")
+        checked += len(want)
+        if t == 15:
+            book.shot(f"messages-{demo}-t15", root.find_element(By.CSS_SELECTOR, "[data-role=messages]"))
+            status = shown["status"]
+            book.check("In this order:" in status and status.index("33 < 34") < status.index("C: wrote")
+                       and status.endswith("highest token is 35."),
+                       f"{demo} at t = 15: the status line {status!r} does not order A's rejection before C's write "
+                       "and say the storage ends the second at 35")
+    book.report.verified(f"{page}: the message diagram draws the {checked} recorded commands of {demo} at t = 0, 1, 12, 15 "
+                         "with their replies; at t = 15 the status line orders the rejection (33 < 34) before C's write (35)")

@@ -20,9 +20,11 @@ use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
 use crate::scenario::{Fencing, MAX_SECONDS, Plan, Scenario};
-use crate::timeline::{Action, ActionKind, ClientSecond, Outcome, Second, State, Timeline};
+use crate::timeline::{
+    Action, ActionKind, ClientSecond, Lane, Message, Outcome, Second, State, Timeline,
+};
 use crate::verdict::{Property, Violation};
-use crate::wire::{Turns, Wire};
+use crate::wire::{Step as Sent, Turns, Wire};
 use crate::world::{SharedWorld, World, enter};
 
 /// A learner function that failed during a scenario, which then stops.
@@ -146,6 +148,8 @@ struct Runner<'a> {
     grants: Vec<(usize, Option<u64>)>,
     violations: Vec<Violation>,
     t: u64,
+    /// Every command the clients sent, for the book's message diagram.
+    messages: Vec<Message>,
 }
 
 /// Plays `scenario` with `lock` against a fresh world on the shared Redis.
@@ -173,6 +177,7 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
         grants: Vec::new(),
         violations: Vec::new(),
         t: 0,
+        messages: Vec::new(),
     };
     let mut seconds = Vec::new();
     let mut halt = None;
@@ -334,6 +339,7 @@ impl Runner<'_> {
             ));
         };
         let (wire, outcome) = sandbox::call(wire, f);
+        self.record(i, function, wire.as_ref());
         self.clients[i].wire = wire;
         outcome.map_err(|failure| self.halt(i, function, failure))
     }
@@ -510,6 +516,7 @@ impl Runner<'_> {
         let mut failed = None;
         let mut winners = Vec::new();
         for (i, wire, outcome) in results {
+            self.record(i, "acquire", wire.as_ref());
             self.clients[i].wire = wire;
             match outcome {
                 Ok(true) => winners.push(i),
@@ -568,7 +575,11 @@ impl Runner<'_> {
                     }
                 }
             }
-            _ => Some(enter(&self.world).read_counter()?),
+            _ => {
+                let v = enter(&self.world).read_counter()?;
+                self.note(i, "HGET row value", format!("\"{v}\""));
+                Some(v)
+            }
         };
         let c = &mut self.clients[i];
         if let Some(v) = value {
@@ -587,6 +598,7 @@ impl Runner<'_> {
         let accepted = match (self.scenario.fencing, self.clients[i].fence) {
             (Fencing::Off, _) | (_, None) => {
                 enter(&self.world).write_counter(value)?;
+                self.note(i, &format!("HSET row value {value}"), "(integer) 0".into());
                 true
             }
             (_, Some(fence)) => {
@@ -742,6 +754,56 @@ impl Runner<'_> {
         Ok(())
     }
 
+    /// Keeps the commands of client `i`'s last call of `function` for the
+    /// message diagram, with every client's random token replaced by its
+    /// owner (`<A's token>`), so that the record is the same on every run.
+    fn record(&mut self, i: usize, function: &str, wire: Option<&Wire>) {
+        let to = if function.starts_with("fenced_") {
+            Lane::Storage
+        } else {
+            Lane::Redis
+        };
+        for step in wire.map_or(&[][..], Wire::steps) {
+            if let Sent::Sent { command, reply } = step {
+                let (command, reply) = (self.hide_tokens(command), self.hide_tokens(reply));
+                let client = self.clients[i].name().to_string();
+                let t = self.t;
+                self.messages.push(Message {
+                    t,
+                    client,
+                    to,
+                    command,
+                    reply,
+                });
+            }
+        }
+    }
+
+    /// The job's own plain read or write of the storage, which the grader
+    /// makes for the client when fencing is off.
+    fn note(&mut self, i: usize, command: &str, reply: String) {
+        let (t, client) = (self.t, self.clients[i].name().to_string());
+        let (to, command) = (Lane::Storage, command.to_string());
+        self.messages.push(Message {
+            t,
+            client,
+            to,
+            command,
+            reply,
+        });
+    }
+
+    fn hide_tokens(&self, text: &str) -> String {
+        self.clients
+            .iter()
+            .fold(text.to_string(), |text, c| match &c.token {
+                Some(token) if !token.is_empty() => {
+                    text.replace(token, &format!("<{}'s token>", c.name()))
+                }
+                _ => text,
+            })
+    }
+
     /// Looks at Redis and the clients at the end of the second.
     fn observe(&mut self, notes: Vec<String>) -> Result<Second, GradeError> {
         let holder = self.holder()?;
@@ -866,6 +928,7 @@ impl Runner<'_> {
                 jobs,
                 summary,
             },
+            messages: std::mem::take(&mut self.messages),
         })
     }
 }

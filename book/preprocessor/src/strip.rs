@@ -317,9 +317,12 @@ fn legend(timeline: &Timeline) -> String {
     )
 }
 
-/// The seconds in which something happened, in words, folded away.
+/// The seconds in which something happened, in words, folded away. Within
+/// a second the clients act in column order, so the events are listed in
+/// the order they happened; the strip's rows show the end of the second.
 fn details(html: &mut Html, timeline: &Timeline) {
     html.line(r#"<details class="tl-detail"><summary>Second by second, in words</summary>"#);
+    html.line(r#"<p class="tl-events-note">Within a second, in the order things happened; the strip shows the end of each second.</p>"#);
     html.line(r#"<ul class="tl-events">"#);
     for second in &timeline.seconds {
         let mut events = Vec::new();
@@ -332,7 +335,11 @@ fn details(html: &mut Html, timeline: &Timeline) {
                 // would drown what changes.
                 if action.kind != ActionKind::Denied {
                     let mark = if action.unsafe_ { "✗ " } else { "" };
-                    events.push(format!("{mark}{name}: {}", action_text(action)));
+                    let token = match (action.kind, client.token) {
+                        (ActionKind::Read | ActionKind::Wrote, Some(t)) => format!(" with token {t}"),
+                        _ => String::new(),
+                    };
+                    events.push(format!("{mark}{name}: {}{token}", action_text(action)));
                 }
             }
         }

@@ -48,6 +48,40 @@ pub struct Timeline {
     pub seconds: Vec<Second>,
     /// How it ended.
     pub outcome: Outcome,
+    /// The commands the clients sent and the replies they got, in the order
+    /// they happened: the book's message diagram. Kept beside the seconds,
+    /// not in them, because two correct locks may send different commands
+    /// and must still give the same seconds. Empty in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<Message>,
+}
+
+/// One command a client sent, and the reply it got.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    /// The second it was sent in.
+    pub t: u64,
+    /// The client that sent it.
+    pub client: String,
+    /// Where it went.
+    pub to: Lane,
+    /// The command as a report shows it, e.g. `SET lock <A's token> NX PX 10000`:
+    /// keys without their machine-specific prefix, random tokens by owner.
+    pub command: String,
+    /// The reply, as `redis-cli` would show it, e.g. `OK` or `(nil)`.
+    pub reply: String,
+}
+
+/// The two servers a client talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lane {
+    /// Redis, which holds the lock key and the fence counter.
+    Redis,
+    /// The storage the lock protects (in the course, a hash on the same
+    /// Redis server standing for a database row).
+    Storage,
 }
 
 /// One second of a timeline.
@@ -533,6 +567,13 @@ mod tests {
                 jobs: 2,
                 summary: "Two jobs, counter = 1: one update was lost.".into(),
             },
+            messages: vec![Message {
+                t: 0,
+                client: "A".into(),
+                to: Lane::Redis,
+                command: "SET lock <A's token> NX PX 10000".into(),
+                reply: "OK".into(),
+            }],
         }
     }
 
@@ -545,6 +586,17 @@ mod tests {
         assert_eq!(back.to_json(), json);
         assert!(json.contains(r#""unsafe": true"#), "{json}");
         assert!(json.contains(r#""state": "waiting""#), "{json}");
+    }
+
+    #[test]
+    fn a_file_without_messages_still_reads() {
+        let mut timeline = sample();
+        timeline.messages.clear();
+        let json = timeline.to_json();
+        assert!(!json.contains("\"messages\""), "{json}");
+        let back: Timeline = serde_json::from_str(&json).expect("parses without messages");
+        assert_eq!(back, timeline);
+        assert!(sample().to_json().contains(r#""to": "redis""#));
     }
 
     #[test]
