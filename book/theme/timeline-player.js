@@ -122,7 +122,7 @@
     /** The strip's glyph for a client: as `client_glyph` in the preprocessor. */
     function clientGlyph(client) {
         if (client.state === 'paused') {
-            return '⏸';
+            return '‖';
         }
         if (client.believes) {
             return client.token === null ? '●' : String(client.token);
@@ -257,11 +257,11 @@
             );
             this.speedSelect.value = '1';
             const button = (role, label, text) => h('button', { type: 'button', 'data-role': role, 'aria-label': label, title: label }, text);
-            this.prevEventButton = button('prev-event', 'Back to the previous event', '⏮ event');
+            this.prevEventButton = button('prev-event', 'Back to the previous event', '« event');
             this.prevButton = button('prev', 'Back one second', '◀ 1 s');
             this.playButton = h('button', { type: 'button', 'data-role': 'play', class: 'tl-play' }, 'Play');
             this.nextButton = button('next', 'Forward one second', '1 s ▶');
-            this.nextEventButton = button('next-event', 'On to the next event: a grant, a write, a rejection, an expiry or a ✗', 'event ⏭');
+            this.nextEventButton = button('next-event', 'On to the next event: a grant, a write, a rejection, an expiry or a ✗', 'event »');
             this.scrub = h('input', { type: 'range', id: `${id}-scrub`, 'data-role': 'scrub', min: 0, step: 1, value: 0 });
             this.clock = h('span', { class: 'tl-clock', 'data-role': 'clock', 'aria-hidden': 'true' });
             const controls = h(
@@ -517,7 +517,7 @@
                     } else if (role === 'holder-row') {
                         if (second.notes.length) {
                             cell.classList.add('tl-expired');
-                            cell.append('⌛');
+                            cell.append('◷');
                         }
                         cell.append(second.holder || '–');
                         cell.title = [`t = ${t} s: lock key ${keyText(second)}`, ...second.notes].join('. ');

@@ -3,7 +3,7 @@
 //! The lesson of every timeline is the gap between what a client believes
 //! and what is true, and when it opens. A strip shows that at a glance, the
 //! way the player does: one row per client (tinted while it believes it holds
-//! the lock, amber while that belief is wrong, ⏸ while it is frozen), then the
+//! the lock, amber while that belief is wrong, ‖ while it is frozen), then the
 //! truth: whose token the lock key holds in Redis, the storage's counter and
 //! highest fencing token, and last the unsafe row, where a red ✗ and the
 //! client's letter mark every action taken on a lock the client no longer
@@ -30,7 +30,7 @@ pub fn render(timeline: &Timeline, label: Option<&str>) -> String {
     let mut html = Html::new();
     html.line(format!(r#"<div class="tl-figure" data-timeline="{name}">"#));
     let label = label
-        .map(|l| format!(r#"<span class="tl-demo">{}</span> "#, escape(l)))
+        .map(|l| format!(r#"<span class="tl-demo">{}:</span> "#, escape(l)))
         .unwrap_or_default();
     html.line(format!(
         r#"<p class="tl-caption">{label}<strong>{title}</strong> <span class="tl-meta">{}</span></p>"#,
@@ -155,11 +155,11 @@ fn table(html: &mut Html, timeline: &Timeline) {
 }
 
 /// The glyph of one client in one second: its fencing token or ● while it
-/// believes it holds the lock, ⏸ while frozen, and for the others · waiting,
+/// believes it holds the lock, ‖ while frozen, and for the others · waiting,
 /// ✓ done, † crashed.
 pub fn client_glyph(client: &ClientSecond) -> String {
     match client.state {
-        State::Paused => "⏸".to_owned(),
+        State::Paused => "‖".to_owned(),
         _ if client.believes => client
             .token
             .map_or_else(|| "●".to_owned(), |t| t.to_string()),
@@ -236,7 +236,7 @@ fn client_cell(name: &str, client: &ClientSecond, second: &Second) -> String {
     )
 }
 
-/// Whose token the lock key holds, and a ⌛ when a key expired this second.
+/// Whose token the lock key holds, and a ◷ when a key expired this second.
 fn holder_cell(second: &Second) -> String {
     let key = match (&second.holder, second.ttl_left_s) {
         (Some(h), Some(ttl)) => format!("held by {h}, {ttl} s left"),
@@ -247,7 +247,7 @@ fn holder_cell(second: &Second) -> String {
     for note in &second.notes {
         title.push_str(&format!(". {note}"));
     }
-    let expired = if second.notes.is_empty() { "" } else { "⌛" };
+    let expired = if second.notes.is_empty() { "" } else { "◷" };
     format!(
         r#"<td data-second="{}" data-holder="{}"{} title="{}">{expired}{}</td>"#,
         second.t,
@@ -310,7 +310,7 @@ fn legend(timeline: &Timeline) -> String {
             r#"<p class="tl-legend">"#,
             r#"<span class="tl-key-believing">{}</span> · "#,
             r#"<span class="tl-key-mistaken">amber: believes it, but the key is someone else's or gone</span> · "#,
-            r#"⏸ frozen · · waiting · ✓ done · † crashed · ⌛ a key expired · "#,
+            r#"‖ frozen · · waiting · ✓ done · † crashed · ◷ a key expired · "#,
             r#"<span class="tl-x">✗</span> acted on a lock it no longer held</p>"#
         ),
         holding
