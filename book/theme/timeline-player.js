@@ -672,6 +672,8 @@
         const height = top + Math.max(1, messages.length * 2) * row + 10;
         const picture = svg('svg', {
             viewBox: `0 0 ${width} ${height}`,
+            width,
+            height,
             class: 'tl-lamport',
             role: 'img',
             'aria-label': `Messages at t = ${second.t} s: ${messages.length} commands`,
