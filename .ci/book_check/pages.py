@@ -172,7 +172,7 @@ def check_contrast(book):
 
 
 QUOTE = re.compile(r"^- \*“(.+?)”\*", re.S)
-CHAPTER = re.compile(r"(\[)?chapters?\s+\d(?:[^\]]{0,20}\]\(([^)]+)\))?")
+CHAPTER = re.compile(r"(\[)?chapters?\s+\d(?:[^\]]{0,20}\]\(([^)]+)\))?", re.I)
 
 
 def check_quizzes(book):
