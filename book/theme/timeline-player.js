@@ -24,9 +24,14 @@
 // sentences under "This second in words".
 //
 // Elements carry data-role / data-second / data-unsafe attributes so that a
-// browser test can read the state without parsing the text.
+// browser test can read the state without parsing the text. The words and
+// glyphs come from timeline-common.js, the message diagram from
+// timeline-messages.js (book.toml loads both first).
 (function () {
     'use strict';
+
+    const { h, unsafeMarks, isEvent, beliefText, clientGlyph, keyText, actionText, factsText, statusText, drawMessages } =
+        window.LockTimeline;
 
     // One recorded second per real second at 1×: slow enough to read the cards.
     const TICK_MS = 1000;
@@ -54,165 +59,6 @@
             }
         }
         return { byName, labels };
-    }
-
-    /** Creates an element with attributes and children (strings become text). */
-    function h(tag, attrs, ...children) {
-        const el = document.createElement(tag);
-        for (const [key, value] of Object.entries(attrs || {})) {
-            // null leaves the attribute out; booleans are spelt out, so that
-            // data-unsafe="false" is as readable as data-unsafe="true".
-            if (value === null || value === undefined) {
-                continue;
-            }
-            if (key === 'class') {
-                el.className = value;
-            } else {
-                el.setAttribute(key, String(value));
-            }
-        }
-        for (const child of children.flat()) {
-            if (child === null || child === undefined || child === false) {
-                continue;
-            }
-            el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-        }
-        return el;
-    }
-
-    /** The unsafe actions of one second, with their clients, in column order. */
-    function unsafeMarks(timeline, second) {
-        const marks = [];
-        for (const client of timeline.clients) {
-            for (const action of second.clients[client].actions) {
-                if (action.unsafe) {
-                    marks.push({ client, action });
-                }
-            }
-        }
-        return marks;
-    }
-
-    // What counts as an event for "previous / next event": a grant, a write,
-    // a rejection, an expiry, a ✗.
-    const EVENT_KINDS = new Set(['acquired', 'wrote', 'read_rejected', 'write_rejected']);
-
-    function isEvent(timeline, second) {
-        if (second.notes.length > 0) {
-            return true;
-        }
-        return timeline.clients.some((name) =>
-            second.clients[name].actions.some((a) => a.unsafe || EVENT_KINDS.has(a.kind))
-        );
-    }
-
-    /** "believes it holds the lock (token 33), but the key is B's" and friends. */
-    function beliefText(name, client, second) {
-        if (!client.believes) {
-            return 'does not believe it holds the lock';
-        }
-        const token = client.token === null ? '' : ` (token ${client.token})`;
-        if (second.holder === name) {
-            return `believes it holds the lock${token}, and it does`;
-        }
-        const truth = second.holder === null ? 'the key is gone' : `the key is ${second.holder}'s`;
-        return `believes it holds the lock${token}, but ${truth}`;
-    }
-
-    /** The strip's glyph for a client: as `client_glyph` in the preprocessor. */
-    function clientGlyph(client) {
-        if (client.state === 'paused') {
-            return '‖';
-        }
-        if (client.believes) {
-            return client.token === null ? '●' : String(client.token);
-        }
-        return { crashed: '†', done: '✓', waiting: '·', working: '○' }[client.state] || '';
-    }
-
-    function keyText(second) {
-        if (second.holder === null) {
-            return 'free';
-        }
-        return second.ttl_left_s === null
-            ? `held by ${second.holder}`
-            : `held by ${second.holder}, ${second.ttl_left_s} s left`;
-    }
-
-    function actionText(action) {
-        const flags = [];
-        if (action.unsafe) {
-            flags.push('unsafe: the lock is no longer held');
-        }
-        if (action.rejected) {
-            flags.push('rejected');
-        }
-        return flags.length ? `${action.text} (${flags.join('; ')})` : action.text;
-    }
-
-    /** The same second's facts as sentences: the text alternative. */
-    function factsText(timeline, t) {
-        const second = timeline.seconds[t];
-        const last = timeline.seconds.length - 1;
-        const lines = [`t = ${t} s of ${last} s.`];
-        for (const name of timeline.clients) {
-            const client = second.clients[name];
-            const did = client.actions.map(actionText).join('; ');
-            lines.push(
-                `Client ${name}: ${client.state}, ${beliefText(name, client, second)}.` +
-                    (did ? ` This second: ${did}.` : '')
-            );
-        }
-        const notes = second.notes.length ? ` ${second.notes.join('. ')}.` : '';
-        lines.push(`Redis lock key: ${keyText(second)}.${notes}`);
-        const highest = second.highest_token === null ? 'none' : second.highest_token;
-        lines.push(`Storage: counter = ${second.counter}, highest token ${highest}.`);
-        const marks = unsafeMarks(timeline, second);
-        lines.push(
-            marks.length
-                ? `Unsafe: ${marks.map((m) => `✗ ${m.client}${m.action.rejected ? ' (rejected)' : ''}`).join(', ')}.`
-                : 'Unsafe: nothing.'
-        );
-        return lines.join(' ');
-    }
-
-    /** An action as the status line tells it: a read or write names its token. */
-    function eventText(action, client) {
-        const fenced = (action.kind === 'read' || action.kind === 'wrote') && client.token !== null;
-        return `${action.unsafe ? '✗ ' : ''}${action.text}${fenced ? ` with token ${client.token}` : ''}`;
-    }
-
-    /**
-     * The short line read out by screen readers at every second. Within a
-     * second the clients act in column order, so the events are listed in
-     * the order they happened; the cards show the end of the second, which
-     * the line says when several clients acted (a rejection "33 < 34"
-     * followed by C's write with 35 leaves the storage at 35).
-     */
-    function statusText(timeline, t) {
-        const second = timeline.seconds[t];
-        const events = [];
-        const actors = new Set();
-        for (const name of timeline.clients) {
-            const client = second.clients[name];
-            for (const action of client.actions) {
-                // Polling for a taken lock repeats every second; announcing
-                // it would drown what changes.
-                if (action.kind !== 'denied') {
-                    events.push(`${name}: ${eventText(action, client)}`);
-                    actors.add(name);
-                }
-            }
-        }
-        events.push(...second.notes);
-        if (events.length === 0) {
-            return `t = ${t} s. No new events.`;
-        }
-        const order = actors.size > 1 ? ' In this order:' : '';
-        const end = actors.size > 1 && timeline.fencing && second.highest_token !== null
-            ? ` At the end of the second the storage's highest token is ${second.highest_token}.`
-            : '';
-        return `t = ${t} s.${order} ${events.join('. ')}.${end}`;
     }
 
     /** One player, inside its container. */
@@ -573,10 +419,7 @@
             }
         }
 
-        /**
-         * The second's commands as a message diagram, drawn in
-         * `renderMessages` below when the run recorded them.
-         */
+        /** The second's commands as a message diagram (timeline-messages.js). */
         renderMessages(second) {
             drawMessages(this.messages, this.timeline, second);
         }
@@ -631,85 +474,6 @@
             this.playButton.textContent = 'Play';
             this.root.setAttribute('data-playing', 'false');
         }
-    }
-
-    const SVG = 'http://www.w3.org/2000/svg';
-
-    /** Creates an SVG element with attributes and text. */
-    function svg(tag, attrs, text) {
-        const el = document.createElementNS(SVG, tag);
-        for (const [key, value] of Object.entries(attrs)) {
-            el.setAttribute(key, String(value));
-        }
-        if (text !== undefined) {
-            el.textContent = text;
-        }
-        return el;
-    }
-
-    const LANE_NAMES = { redis: 'Redis', storage: 'Storage' };
-
-    /**
-     * Draws one second's messages as a Lamport diagram: a vertical lane per
-     * client, Redis and the storage, time running down, an arrow per command
-     * and one back per reply, numbered; the numbered list under it gives
-     * each command and reply in full. Runs recorded without commands leave
-     * the container empty and hidden.
-     */
-    function drawMessages(container, timeline, second) {
-        const all = timeline.messages || [];
-        container.hidden = all.length === 0;
-        if (all.length === 0) {
-            container.replaceChildren();
-            return;
-        }
-        const messages = all.filter((m) => m.t === second.t);
-        const lanes = [...timeline.clients, 'redis', 'storage'];
-        const width = 480;
-        const x = (lane) => 30 + (lanes.indexOf(lane) * (width - 60)) / (lanes.length - 1);
-        const row = 26;
-        const top = 30;
-        const height = top + Math.max(1, messages.length * 2) * row + 10;
-        const picture = svg('svg', {
-            viewBox: `0 0 ${width} ${height}`,
-            width,
-            height,
-            class: 'tl-lamport',
-            role: 'img',
-            'aria-label': `Messages at t = ${second.t} s: ${messages.length} commands`,
-        });
-        const defs = svg('defs', {});
-        const marker = svg('marker', { id: `tl-arrow-${timeline.name}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-        marker.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: 'currentColor' }));
-        defs.append(marker);
-        picture.append(defs);
-        for (const lane of lanes) {
-            picture.append(svg('text', { x: x(lane), y: 16, 'text-anchor': 'middle', class: 'tl-lane-name' }, LANE_NAMES[lane] || lane));
-            picture.append(svg('line', { x1: x(lane), y1: 22, x2: x(lane), y2: height - 4, class: 'tl-lane' }));
-        }
-        const arrowhead = `url(#tl-arrow-${timeline.name})`;
-        messages.forEach((m, i) => {
-            const y = top + i * 2 * row;
-            const [from, to] = [x(m.client), x(m.to)];
-            const word = m.command.split(' ')[0];
-            const rejected = /^0$|\(integer\) 0$/.test(m.reply) && m.to === 'storage' && word !== 'HSET';
-            picture.append(svg('line', { x1: from, y1: y, x2: to, y2: y + row - 6, class: 'tl-request', 'marker-end': arrowhead }));
-            picture.append(svg('text', { x: (from + to) / 2, y: y + row / 2 - 4, 'text-anchor': 'middle', class: 'tl-arrow-label' }, `${i + 1} ${word}`));
-            picture.append(svg('line', { x1: to, y1: y + row, x2: from, y2: y + 2 * row - 6, class: rejected ? 'tl-reply tl-refused' : 'tl-reply', 'marker-end': arrowhead }));
-            picture.append(svg('text', { x: (from + to) / 2, y: y + row + row / 2 - 4, 'text-anchor': 'middle', class: 'tl-arrow-label' }, m.reply.length > 14 ? m.reply.slice(0, 13) + '…' : m.reply));
-        });
-        const list = h(
-            'ol',
-            { class: 'tl-message-list', 'data-role': 'message-list' },
-            messages.map((m) =>
-                h('li', { 'data-client': m.client, 'data-to': m.to }, `${m.client} → ${LANE_NAMES[m.to]}: `, h('code', {}, m.command), ' ← ', h('code', {}, m.reply))
-            )
-        );
-        container.replaceChildren(
-            h('p', { class: 'tl-messages-title' }, `Commands at t = ${second.t} s, in the order sent`),
-            messages.length ? picture : h('p', { class: 'tl-quiet' }, 'No commands this second.'),
-            messages.length ? list : null
-        );
     }
 
     function start() {
