@@ -308,9 +308,9 @@ fn legend(timeline: &Timeline) -> String {
     format!(
         concat!(
             r#"<p class="tl-legend">"#,
-            r#"<span class="tl-key-believing">{}</span> · "#,
-            r#"<span class="tl-key-mistaken">amber: believes it, but the key is someone else's or gone</span> · "#,
-            r#"‖ frozen · · waiting · ✓ done · † crashed · ◷ a key expired · "#,
+            r#"<span class="tl-key-believing">{}</span>; "#,
+            r#"<span class="tl-key-mistaken">amber: believes it, but the key is someone else's or gone</span>; "#,
+            r#"‖ frozen; · waiting; ✓ done; † crashed; ◷ a key expired; "#,
             r#"<span class="tl-x">✗</span> acted on a lock it no longer held</p>"#
         ),
         holding
