@@ -24,7 +24,7 @@ use crate::timeline::{
     Action, ActionKind, ClientSecond, Lane, Message, Outcome, Second, State, Timeline,
 };
 use crate::verdict::{Property, Violation};
-use crate::wire::{Step as Sent, Turns, Wire};
+use crate::wire::{Step as WireStep, Turns, Wire};
 use crate::world::{SharedWorld, World, enter};
 
 /// A learner function that failed during a scenario, which then stops.
@@ -764,7 +764,7 @@ impl Runner<'_> {
             Lane::Redis
         };
         for step in wire.map_or(&[][..], Wire::steps) {
-            if let Sent::Sent { command, reply } = step {
+            if let WireStep::Sent { command, reply } = step {
                 let (command, reply) = (self.hide_tokens(command), self.hide_tokens(reply));
                 let client = self.clients[i].name().to_string();
                 let t = self.t;

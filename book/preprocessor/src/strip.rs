@@ -336,7 +336,9 @@ fn details(html: &mut Html, timeline: &Timeline) {
                 if action.kind != ActionKind::Denied {
                     let mark = if action.unsafe_ { "✗ " } else { "" };
                     let token = match (action.kind, client.token) {
-                        (ActionKind::Read | ActionKind::Wrote, Some(t)) => format!(" with token {t}"),
+                        (ActionKind::Read | ActionKind::Wrote, Some(t)) => {
+                            format!(" with token {t}")
+                        }
                         _ => String::new(),
                     };
                     events.push(format!("{mark}{name}: {}{token}", action_text(action)));
