@@ -8,10 +8,11 @@
 //!
 //! Every test needs a Redis and fails with the module's own message when there is none. The
 //! life-cycle tests of the container source need a Docker engine, those of the process source a
-//! `redis-server`; on a machine with only one of the two, the other's are not run and say so (see
-//! [`have`]), and CI, which has both, forces each source in turn so that none goes untested.
+//! `redis-server`; on a machine with only one of the two, or with Docker but no image it can start
+//! (not here, and no registry to pull it from), the other's are not run and say so on stderr (see
+//! [`not_run`]), and CI, which has both, forces each source in turn so that none goes untested.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, mpsc};
@@ -32,24 +33,48 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// `cargo test` must pass on a machine with Docker or with a `redis-server`,
 /// not only with both. So the tests of one source's life cycle run where that
-/// source exists, and say on stderr why they did not run where it does not;
-/// where that source is the one under test (`GRADER_REDIS=source`, as in CI's
-/// run for it) a missing source fails them instead.
-fn have(source: &str) -> bool {
+/// source exists, and say why they did not run where it does not (see
+/// [`not_run`]); where that source is the one under test (`GRADER_REDIS=source`,
+/// as in CI's run for it) a missing source fails them instead.
+fn have(source: &str, test: &str) -> bool {
     let missing = match source {
         "container" => server::docker_available().err(),
         _ => server::local_redis_server().err(),
     };
     match missing {
         None => true,
-        Some(e) if std::env::var("GRADER_REDIS").as_deref() == Ok(source) => panic!("{e}"),
-        Some(e) => {
-            eprintln!(
-                "not run here: this machine has no {source} source ({e}); GRADER_REDIS={source} makes this a failure"
-            );
-            false
-        }
+        Some(e) => not_run(
+            source,
+            test,
+            &format!("this machine has no {source} source ({e})"),
+        ),
     }
+}
+
+/// Whether a child that was to start a container got one. Docker may answer
+/// and still have no image to start: not here, and no registry to pull it from.
+/// That is a machine without the container source, like one without Docker.
+fn container_started(report: &Report, test: &str) -> bool {
+    match report.find("error_kind") {
+        Some("image_unavailable") => {
+            not_run("container", test, report.find("error").unwrap_or_default())
+        }
+        _ => true,
+    }
+}
+
+/// Says, where the person running the tests sees it, that `test` did not run
+/// and why, and returns false; when `GRADER_REDIS` forces `source`, fails instead.
+fn not_run(source: &str, test: &str, why: &str) -> bool {
+    if std::env::var("GRADER_REDIS").as_deref() == Ok(source) {
+        panic!("GRADER_REDIS={source}, but {why}");
+    }
+    // Straight to stderr: the harness captures eprintln! of a passing test.
+    let _ = writeln!(
+        std::io::stderr(),
+        "not run: {test}: {why}; GRADER_REDIS={source} makes this a failure"
+    );
+    false
 }
 
 fn shared() -> &'static RedisServer {
@@ -134,7 +159,10 @@ fn concurrent_first_callers_share_one_server() {
 
 #[test]
 fn forced_process_source_starts_redis_server_and_stops_it_at_exit() {
-    if !have("process") {
+    if !have(
+        "process",
+        "forced_process_source_starts_redis_server_and_stops_it_at_exit",
+    ) {
         return;
     }
     let report = run_child(&[("GRADER_REDIS", "process")], &["REDIS_URL"]);
@@ -220,11 +248,15 @@ fn one_container_test_at_a_time() -> MutexGuard<'static, ()> {
 
 #[test]
 fn container_is_removed_when_its_process_exits() {
-    if !have("container") {
+    const TEST: &str = "container_is_removed_when_its_process_exits";
+    if !have("container", TEST) {
         return;
     }
     let _serial = one_container_test_at_a_time();
     let report = run_child(&[("GRADER_REDIS", "container")], &["REDIS_URL"]);
+    if !container_started(&report, TEST) {
+        return;
+    }
     assert_eq!(report.get("kind"), "container", "{report:?}");
     assert_eq!(
         report.get("owned"),
@@ -241,14 +273,19 @@ fn container_is_removed_when_its_process_exits() {
 
 #[test]
 fn killed_process_leaves_no_container_after_the_next_start() {
-    if !have("container") {
+    const TEST: &str = "killed_process_leaves_no_container_after_the_next_start";
+    if !have("container", TEST) {
         return;
     }
     let _serial = one_container_test_at_a_time();
     // This process's own server may be a container too: have it started (and its stale-container
     // sweep done) before the child is killed.
     shared();
-    let (pid, _report) = run_child_and_kill(&[("GRADER_REDIS", "container")]);
+    let Some((pid, _report)) = run_child_and_kill(&[("GRADER_REDIS", "container")], |r| {
+        container_started(r, TEST)
+    }) else {
+        return;
+    };
     let left = server::containers_owned_by(pid).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         left.len(),
@@ -264,10 +301,12 @@ fn killed_process_leaves_no_container_after_the_next_start() {
 
 #[test]
 fn killed_process_leaves_no_redis_server() {
-    if !have("process") {
+    if !have("process", "killed_process_leaves_no_redis_server") {
         return;
     }
-    let (_pid, report) = run_child_and_kill(&[("GRADER_REDIS", "process")]);
+    let Some((_pid, report)) = run_child_and_kill(&[("GRADER_REDIS", "process")], |_| true) else {
+        unreachable!("the process source is here");
+    };
     let address = loopback_address(report.get("url"));
     wait_until_closed(address, "the redis-server of a SIGKILLed process");
 
@@ -306,7 +345,12 @@ fn child_process_entry() {
                 println!("child: owned={}", owned.len());
             }
         }
-        Err(error) => println!("child: error={}", error.to_string().replace('\n', " | ")),
+        Err(error) => {
+            if matches!(error, server::ServerError::ImageUnavailable { .. }) {
+                println!("child: error_kind=image_unavailable");
+            }
+            println!("child: error={}", error.to_string().replace('\n', " | "));
+        }
     }
     println!("child: ready");
     if mode == "hold" {
@@ -401,13 +445,22 @@ fn run_child(set: &[(&str, &str)], unset: &[&str]) -> Report {
     report
 }
 
-/// Runs a child that holds its server, SIGKILLs it once it has reported, and returns its pid.
-fn run_child_and_kill(set: &[(&str, &str)]) -> (u32, Report) {
+/// Runs a child that holds its server, SIGKILLs it once it has reported, and returns its pid;
+/// `None` when `usable` says the child's report rules the test out.
+fn run_child_and_kill(
+    set: &[(&str, &str)],
+    usable: impl Fn(&Report) -> bool,
+) -> Option<(u32, Report)> {
     let mut child = child_command("hold", set, &["REDIS_URL"])
         .stdin(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run the child: {e}"));
     let report = read_report(&mut child);
+    if !usable(&report) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    }
     if let Some(error) = report.find("error") {
         let _ = child.kill();
         panic!("the child has no server: {error}");
@@ -420,7 +473,7 @@ fn run_child_and_kill(set: &[(&str, &str)]) -> (u32, Report) {
         !status.success(),
         "the child was to be killed, but exited: {status}"
     );
-    (child.id(), report)
+    Some((child.id(), report))
 }
 
 fn loopback_address(url: &str) -> SocketAddr {
