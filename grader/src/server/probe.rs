@@ -20,7 +20,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::{ErrorKind, RedisError, Value};
 
@@ -51,9 +51,14 @@ pub(super) fn connect_to(url: &str) -> Result<redis::Connection, String> {
              redis://:PASSWORD@HOST:PORT or redis://USER:PASSWORD@HOST:PORT"
         )
     })?;
+    let started = Instant::now();
     let connection = client
         .get_connection_with_timeout(CONNECT_TIMEOUT)
-        .map_err(|e| explain_at(url, &e))?;
+        .map_err(|e| match e.is_timeout() {
+            // redis-rs's set-up reads one reply per command it sent, each within the bound.
+            true => not_answering(started.elapsed(), &e),
+            false => explain_at(url, &e),
+        })?;
     // The connect timeout bounds only the connect: reads and writes need their own.
     connection
         .set_read_timeout(Some(IO_TIMEOUT))
@@ -194,27 +199,31 @@ fn needs_password(e: &RedisError) -> bool {
 /// The grader's own messages use it wherever a Redis error reaches a person.
 pub fn explain(e: &RedisError) -> String {
     if e.is_timeout() {
-        format!(
-            "the server did not answer within {} s: it may be paused (stopped with Ctrl-Z or \
-             SIGSTOP, or held in a debugger) or overloaded; check that it runs and answers \
-             `redis-cli ping` ({e})",
-            IO_TIMEOUT.as_secs()
-        )
+        not_answering(IO_TIMEOUT, e)
     } else if needs_password(e) {
         format!(
             "the server wants a password, or refused the one given ({e}): put it in the URL as \
              redis://:PASSWORD@HOST:PORT, or as redis://USER:PASSWORD@HOST:PORT for an ACL user"
         )
     } else if e.kind() == ErrorKind::Parse {
-        format!(
-            "what answers there does not speak the Redis protocol ({e}): check the port; \
-             another service may be listening on it"
-        )
+        // redis-rs's own text lists the unexpected bytes, one per line: no help to a person.
+        "what answers there does not speak the Redis protocol: check the port; another service \
+         may be listening on it"
+            .to_owned()
     } else if e.is_connection_refusal() {
         format!("nothing listens there ({e}): check the host and port, and that the server runs")
     } else {
         e.to_string()
     }
+}
+
+fn not_answering(waited: Duration, e: &RedisError) -> String {
+    format!(
+        "the server did not answer within {} s: it may be paused (stopped with Ctrl-Z or \
+         SIGSTOP, or held in a debugger) or overloaded; check that it runs and answers \
+         `redis-cli ping` ({e})",
+        waited.as_secs_f64().round()
+    )
 }
 
 /// Like [`explain`], and for a reply that is not Redis, shows what answered.
