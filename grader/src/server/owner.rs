@@ -262,6 +262,36 @@ mod tests {
         assert_eq!(me.started, look(std::process::id()).started());
     }
 
+    /// The lease is held exactly as long as the owner's named connection is open.
+    #[test]
+    fn a_lease_lasts_as_long_as_its_connection() {
+        let server = crate::server::shared().unwrap_or_else(|e| panic!("{e}"));
+        let run = format!("test{}", std::process::id());
+        assert_eq!(lease_held(server.url(), &run), Some(false));
+        let mut holder = server.connect().unwrap_or_else(|e| panic!("{e}"));
+        redis::cmd("CLIENT")
+            .arg("SETNAME")
+            .arg(lease_name(&run))
+            .exec(&mut holder)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lease_held(server.url(), &run), Some(true));
+        drop(holder);
+        // The server notices the closed connection on its next turn of the event loop.
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while lease_held(server.url(), &run) != Some(false) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the lease outlived its connection"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| format!("redis://127.0.0.1:{}", a.port()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lease_held(&closed, &run), None, "no server: no judgement");
+    }
+
     impl Seen {
         fn started(self) -> Option<u64> {
             match self {
