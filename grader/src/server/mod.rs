@@ -4,14 +4,16 @@
 //! learner should not have to set one up by hand. So the first call to [`shared`] in a test process
 //! picks one source, in this order, and every later call gets the same server (or the same error):
 //!
-//! 1. **`REDIS_URL`**, when it is set: a server someone else runs. It is only checked (see
-//!    [`probe`] for what it must answer, which an ACL user limited to `~dlcourse:*` can); nothing
-//!    is started and nothing is flushed.
+//! 1. **`REDIS_URL`**, when it is set: a server someone else runs, with its password in the URL
+//!    if it has one (`redis://:PASSWORD@HOST:PORT`, `redis://USER:PASSWORD@HOST:PORT`). It is only
+//!    checked ([`at_url`]): `HELLO` (which every connection may run; `INFO server` on servers
+//!    before 6.0) must report Redis 7.0+, and `PEXPIRETIME` on a `dlcourse:` key must run, so an
+//!    ACL user limited to `~dlcourse:*` passes. Nothing is started and nothing is flushed.
 //! 2. **A container**, when a Docker engine answers: the image `REDIS_IMAGE` (default
 //!    [`DEFAULT_IMAGE`]) started through testcontainers, published on a loopback port
-//!    ([`container`]).
+//!    (`server/container.rs`).
 //! 3. **A local `redis-server`** (`REDIS_SERVER=/path`, or the first one on `PATH`), started as a
-//!    child process on a free loopback port with persistence off ([`process`]).
+//!    child process on a free loopback port with persistence off (`server/process.rs`).
 //!
 //! `GRADER_REDIS=url|container|process` forces one source: if it is unavailable, [`shared`] fails
 //! and says why instead of falling back, so a run that meant to test one path cannot silently

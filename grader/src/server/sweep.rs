@@ -29,7 +29,7 @@ pub fn containers_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
         .collect())
 }
 
-/// Removes the grader's containers on this host whose owner run is gone (see [`owner`]), and
+/// Removes the grader's containers on this host whose owner run is gone (see `server/owner.rs`), and
 /// returns their ids. Starting a container does this first; it is public for tools and tests.
 pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
     let my_ns = owner::pid_namespace();
