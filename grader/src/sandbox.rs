@@ -211,9 +211,9 @@ fn in_redis_crate(location: &str) -> Option<&str> {
     None
 }
 
-/// An error the lock's code returned, with what lies behind the two that
+/// An error the lock's code returned, with what lies behind those that
 /// redis-rs words for its own readers: a reply the asked-for type cannot hold,
-/// and a transaction Redis refused as a whole.
+/// a transaction Redis refused as a whole, a server that did not answer.
 fn describe_error(e: &redis::RedisError) -> String {
     let text = e.to_string();
     if text.contains("(value was nil)") {
@@ -228,6 +228,9 @@ fn describe_error(e: &redis::RedisError) -> String {
             "{text}: Redis refused the whole transaction (EXECABORT) because it refused a \
              command in it when queued, so none of its commands ran"
         )
+    } else if e.is_timeout() {
+        // A paused or overloaded server, not the lock: say so, as the grader's own errors do.
+        crate::server::explain(e)
     } else {
         text
     }
