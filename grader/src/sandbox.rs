@@ -76,9 +76,10 @@ impl std::fmt::Display for Failure {
             } => match in_redis_crate(at) {
                 Some(at) => write!(
                     f,
-                    "made redis-rs panic (at {at}, in redis-rs's code, not yours) on a call it made: \
-                     {message}. redis-rs panics on some misuses of its API, such as an `.arg()` \
-                     on a pipeline before any `.cmd()`: check the redis-rs call that leads there"
+                    "made redis-rs panic (at {at}, in redis-rs's code, not yours) on a call it \
+                     made: {message}. redis-rs panics on some misuses of its API, such as an \
+                     `.arg()` on a pipeline before any `.cmd()`: check the redis-rs call that \
+                     leads there"
                 ),
                 None => write!(f, "panicked at {at}: {message}"),
             },

@@ -101,7 +101,8 @@ pub(super) fn probe(url: &str) -> Result<String, ProbeError> {
         .query(&mut connection);
     match expires {
         Ok(_) => Ok(version.unwrap_or_else(|| "unknown".to_owned())),
-        Err(e) if is_refusal(&e) => Err(refused_pexpiretime(&e)),
+        // A server still loading its data refuses everything for a moment: not a verdict.
+        Err(e) if is_refusal(&e) && e.code() != Some("LOADING") => Err(refused_pexpiretime(&e)),
         Err(e) => Err(ProbeError::Unusable(format!(
             "PEXPIRETIME failed: {}",
             explain_at(url, &e)

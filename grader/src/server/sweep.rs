@@ -29,8 +29,9 @@ pub fn containers_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
         .collect())
 }
 
-/// Removes the grader's containers on this host whose owner run is gone (see `server/owner.rs`), and
-/// returns their ids. Starting a container does this first; it is public for tools and tests.
+/// Removes the grader's containers on this host whose owner run is gone (see the owner labels in
+/// `server/owner.rs`), and returns their ids. Starting a container does this first; it is public
+/// for tools and tests.
 pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
     let my_ns = owner::pid_namespace();
     let stale: Vec<String> = grader_containers()?
@@ -70,7 +71,8 @@ fn owner_of(summary: &ContainerSummary) -> Owner {
 }
 
 /// Whether an owner that its pid cannot judge has provably let go of its container: the
-/// container is past its start-up and either stopped or no longer lists the owner's lease.
+/// container is past its start-up and either ended (or never started) or no longer lists the
+/// owner's lease. A paused container is kept: someone paused it on purpose.
 fn lease_lost(owner: &Owner, summary: &ContainerSummary) -> bool {
     let Some(run) = &owner.run else {
         return false;
@@ -83,8 +85,11 @@ fn lease_lost(owner: &Owner, summary: &ContainerSummary) -> bool {
     if created.is_none_or(|created| now.saturating_sub(created) < LEASE_GRACE.as_secs()) {
         return false;
     }
-    if summary.state != Some(ContainerSummaryStateEnum::RUNNING) {
-        return true;
+    use ContainerSummaryStateEnum::{CREATED, DEAD, EXITED, RUNNING};
+    match summary.state {
+        Some(EXITED | DEAD | CREATED) => return true,
+        Some(RUNNING) => {}
+        _ => return false,
     }
     let published = summary
         .ports
