@@ -11,6 +11,6 @@ pub enum GradeError {
     #[error(transparent)]
     Server(#[from] ServerError),
     /// A command the grader sent to observe or set up a scenario failed.
-    #[error("the grader's own Redis command failed: {0}")]
+    #[error("the grader's own Redis command failed: {}", crate::server::explain(.0))]
     Redis(#[from] redis::RedisError),
 }

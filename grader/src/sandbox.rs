@@ -8,6 +8,13 @@
 //! reported, and the other checks go on. Panics on these threads are caught
 //! and kept out of the test output, so a stub reads "not started", not a
 //! backtrace.
+//!
+//! redis-rs itself may end such a call in ways a learner does not expect: it
+//! panics on some misuses of its API (an `.arg()` on a pipeline that has no
+//! command yet), and it turns a reply into an error when the type the code
+//! asked for cannot hold it (`nil` from an `EXEC` that a changed `WATCH`ed key
+//! aborted, read into a tuple). Both are told as what they are, with the
+//! reply or the call to look at, not as a bare panic or parse error.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -66,7 +73,16 @@ impl std::fmt::Display for Failure {
             Failure::Panicked {
                 message,
                 location: Some(at),
-            } => write!(f, "panicked at {at}: {message}"),
+            } => match in_redis_crate(at) {
+                Some(at) => write!(
+                    f,
+                    "made redis-rs panic (at {at}, in redis-rs's code, not yours) on a call it \
+                     made: {message}. redis-rs panics on some misuses of its API, such as an \
+                     `.arg()` on a pipeline before any `.cmd()`: check the redis-rs call that \
+                     leads there"
+                ),
+                None => write!(f, "panicked at {at}: {message}"),
+            },
             Failure::Panicked {
                 message,
                 location: None,
@@ -169,7 +185,7 @@ where
         Ok((wire, Err(e))) => (
             Some(wire),
             Err(Failure::Error {
-                message: e.to_string(),
+                message: describe_error(&e),
             }),
         ),
         Err(Failure::TimedOut { .. }) => (
@@ -179,6 +195,45 @@ where
             }),
         ),
         Err(failure) => (None, Err(failure)),
+    }
+}
+
+/// A panic location inside the redis crate, shortened to the crate's own path
+/// (`redis-1.8.1/src/pipeline.rs:382`); `None` for any other location.
+fn in_redis_crate(location: &str) -> Option<&str> {
+    let mut start = 0;
+    for part in location.split('/') {
+        let version = part.strip_prefix("redis-");
+        if version.is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit())) {
+            return Some(&location[start..]);
+        }
+        start += part.len() + 1;
+    }
+    None
+}
+
+/// An error the lock's code returned, with what lies behind those that
+/// redis-rs words for its own readers: a reply the asked-for type cannot hold,
+/// a transaction Redis refused as a whole, a server that did not answer.
+fn describe_error(e: &redis::RedisError) -> String {
+    let text = e.to_string();
+    if text.contains("(value was nil)") {
+        format!(
+            "{text}: Redis answered nil, which the type your code asked redis-rs for cannot hold. \
+             EXEC answers nil when a WATCHed key changed and the transaction was aborted (GET of \
+             a missing key answers nil too): ask for an Option, e.g. `Option<(i64,)>`, and \
+             handle None"
+        )
+    } else if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::ExecAbort) {
+        format!(
+            "{text}: Redis refused the whole transaction (EXECABORT) because it refused a \
+             command in it when queued, so none of its commands ran"
+        )
+    } else if e.is_timeout() {
+        // A paused or overloaded server, not the lock: say so, as the grader's own errors do.
+        crate::server::explain(e)
+    } else {
+        text
     }
 }
 

@@ -3,53 +3,72 @@
 //! Most of what the module promises happens across processes: one server per process, a forced
 //! source that fails instead of falling back, nothing left behind when a process exits or is
 //! killed. So most tests run this same test binary again as a child process (the ignored test
-//! [`child_process_entry`]) with the environment of the case, read what the child reports on
+//! `child::child_process_entry`) with the environment of the case, read what the child reports on
 //! stdout, and check what remains after it has gone.
 //!
 //! Every test needs a Redis and fails with the module's own message when there is none. The
 //! life-cycle tests of the container source need a Docker engine, those of the process source a
-//! `redis-server`; on a machine with only one of the two, the other's are not run and say so (see
-//! [`have`]), and CI, which has both, forces each source in turn so that none goes untested.
+//! `redis-server`; on a machine with only one of the two, or with Docker but no image it can start
+//! (not here, and no registry to pull it from), the other's are not run and say so on stderr (see
+//! [`not_run`]), and CI, which has both, forces each source in turn so that none goes untested.
 
-use std::io::{BufRead, BufReader, Read};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard, mpsc};
-use std::time::{Duration, Instant};
+mod child;
 
-use grader::server::{self, RedisServer, ServerKind};
+use std::io::Write;
+use std::sync::{Mutex, MutexGuard};
 
-/// What a child process was asked to do, read by [`child_process_entry`].
-const CHILD_MODE: &str = "SERVER_TEST_CHILD";
+use grader::server::{self, RedisServer};
 
-/// Bound on how long a child may take to report: a container start plus a cold image cache.
-const CHILD_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Bound on how long a stopped server may take to let go of its port.
-const STOP_TIMEOUT: Duration = Duration::from_secs(10);
+use child::{
+    Report, free_port, loopback_address, run_child, run_child_and_kill, wait_until_closed,
+};
 
 /// Whether this machine has the source `source` ("container" or "process").
 ///
 /// `cargo test` must pass on a machine with Docker or with a `redis-server`,
 /// not only with both. So the tests of one source's life cycle run where that
-/// source exists, and say on stderr why they did not run where it does not;
-/// where that source is the one under test (`GRADER_REDIS=source`, as in CI's
-/// run for it) a missing source fails them instead.
-fn have(source: &str) -> bool {
+/// source exists, and say why they did not run where it does not (see
+/// [`not_run`]); where that source is the one under test (`GRADER_REDIS=source`,
+/// as in CI's run for it) a missing source fails them instead.
+fn have(source: &str, test: &str) -> bool {
     let missing = match source {
         "container" => server::docker_available().err(),
         _ => server::local_redis_server().err(),
     };
     match missing {
         None => true,
-        Some(e) if std::env::var("GRADER_REDIS").as_deref() == Ok(source) => panic!("{e}"),
-        Some(e) => {
-            eprintln!(
-                "not run here: this machine has no {source} source ({e}); GRADER_REDIS={source} makes this a failure"
-            );
-            false
-        }
+        Some(e) => not_run(
+            source,
+            test,
+            &format!("this machine has no {source} source ({e})"),
+        ),
     }
+}
+
+/// Whether a child that was to start a container got one. Docker may answer
+/// and still have no image to start: not here, and no registry to pull it from.
+/// That is a machine without the container source, like one without Docker.
+fn container_started(report: &Report, test: &str) -> bool {
+    match report.find("error_kind") {
+        Some("image_unavailable") => {
+            not_run("container", test, report.find("error").unwrap_or_default())
+        }
+        _ => true,
+    }
+}
+
+/// Says, where the person running the tests sees it, that `test` did not run
+/// and why, and returns false; when `GRADER_REDIS` forces `source`, fails instead.
+fn not_run(source: &str, test: &str, why: &str) -> bool {
+    if std::env::var("GRADER_REDIS").as_deref() == Ok(source) {
+        panic!("GRADER_REDIS={source}, but {why}");
+    }
+    // Straight to stderr: the harness captures eprintln! of a passing test.
+    let _ = writeln!(
+        std::io::stderr(),
+        "not run: {test}: {why}; GRADER_REDIS={source} makes this a failure"
+    );
+    false
 }
 
 fn shared() -> &'static RedisServer {
@@ -134,7 +153,10 @@ fn concurrent_first_callers_share_one_server() {
 
 #[test]
 fn forced_process_source_starts_redis_server_and_stops_it_at_exit() {
-    if !have("process") {
+    if !have(
+        "process",
+        "forced_process_source_starts_redis_server_and_stops_it_at_exit",
+    ) {
         return;
     }
     let report = run_child(&[("GRADER_REDIS", "process")], &["REDIS_URL"]);
@@ -220,11 +242,15 @@ fn one_container_test_at_a_time() -> MutexGuard<'static, ()> {
 
 #[test]
 fn container_is_removed_when_its_process_exits() {
-    if !have("container") {
+    const TEST: &str = "container_is_removed_when_its_process_exits";
+    if !have("container", TEST) {
         return;
     }
     let _serial = one_container_test_at_a_time();
     let report = run_child(&[("GRADER_REDIS", "container")], &["REDIS_URL"]);
+    if !container_started(&report, TEST) {
+        return;
+    }
     assert_eq!(report.get("kind"), "container", "{report:?}");
     assert_eq!(
         report.get("owned"),
@@ -241,14 +267,19 @@ fn container_is_removed_when_its_process_exits() {
 
 #[test]
 fn killed_process_leaves_no_container_after_the_next_start() {
-    if !have("container") {
+    const TEST: &str = "killed_process_leaves_no_container_after_the_next_start";
+    if !have("container", TEST) {
         return;
     }
     let _serial = one_container_test_at_a_time();
     // This process's own server may be a container too: have it started (and its stale-container
     // sweep done) before the child is killed.
     shared();
-    let (pid, _report) = run_child_and_kill(&[("GRADER_REDIS", "container")]);
+    let Some((pid, _report)) = run_child_and_kill(&[("GRADER_REDIS", "container")], |r| {
+        container_started(r, TEST)
+    }) else {
+        return;
+    };
     let left = server::containers_owned_by(pid).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         left.len(),
@@ -264,10 +295,12 @@ fn killed_process_leaves_no_container_after_the_next_start() {
 
 #[test]
 fn killed_process_leaves_no_redis_server() {
-    if !have("process") {
+    if !have("process", "killed_process_leaves_no_redis_server") {
         return;
     }
-    let (_pid, report) = run_child_and_kill(&[("GRADER_REDIS", "process")]);
+    let Some((_pid, report)) = run_child_and_kill(&[("GRADER_REDIS", "process")], |_| true) else {
+        unreachable!("the process source is here");
+    };
     let address = loopback_address(report.get("url"));
     wait_until_closed(address, "the redis-server of a SIGKILLed process");
 
@@ -280,169 +313,4 @@ fn killed_process_leaves_no_redis_server() {
             assert!(!cmdline.contains(&needle), "still running: {cmdline}");
         }
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The child process
-
-/// Not a test of its own: the other tests run it in a child process (with `--ignored`).
-#[test]
-#[ignore = "helper that other tests run in a child process"]
-fn child_process_entry() {
-    let Ok(mode) = std::env::var(CHILD_MODE) else {
-        panic!("run by the other tests of this file, with {CHILD_MODE} set");
-    };
-    // The harness has printed "test child_process_entry ... " without a newline.
-    println!();
-    println!("child: pid={}", std::process::id());
-    match server::shared() {
-        Ok(server) => {
-            println!("child: kind={}", server.kind().name());
-            println!("child: url={}", server.url());
-            println!("child: display={server}");
-            if let ServerKind::Container { .. } = server.kind() {
-                let owned = server::containers_owned_by(std::process::id())
-                    .unwrap_or_else(|e| panic!("{e}"));
-                println!("child: owned={}", owned.len());
-            }
-        }
-        Err(error) => println!("child: error={}", error.to_string().replace('\n', " | ")),
-    }
-    println!("child: ready");
-    if mode == "hold" {
-        // Wait to be killed; end-of-file means the parent is gone, so go too.
-        let _ = std::io::stdin().read_to_end(&mut Vec::new());
-    }
-}
-
-/// What a child reported, as `key=value` pairs.
-#[derive(Debug)]
-struct Report(Vec<(String, String)>);
-
-impl Report {
-    fn get(&self, key: &str) -> &str {
-        match self.find(key) {
-            Some(value) => value,
-            None => match self.find("error") {
-                Some(error) => panic!("the child has no server: {error}"),
-                None => panic!("the child reported no {key}: {self:?}"),
-            },
-        }
-    }
-
-    fn find(&self, key: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-fn child_command(mode: &str, set: &[(&str, &str)], unset: &[&str]) -> Command {
-    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
-    let mut command = Command::new(exe);
-    command
-        .args(["child_process_entry", "--exact", "--ignored", "--nocapture"])
-        .args(["--test-threads", "1"])
-        .env(CHILD_MODE, mode)
-        .stdout(Stdio::piped());
-    for name in unset {
-        command.env_remove(name);
-    }
-    for (name, value) in set {
-        command.env(name, value);
-    }
-    command
-}
-
-/// Reads the child's report lines up to "ready", within [`CHILD_TIMEOUT`].
-fn read_report(child: &mut Child) -> Report {
-    let Some(stdout) = child.stdout.take() else {
-        panic!("no stdout from the child");
-    };
-    let (sender, receiver) = mpsc::channel();
-    // The reader drains the pipe to the end: a child whose stdout closed early would fail on
-    // its next write.
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = sender.send(line);
-        }
-    });
-    let deadline = Instant::now() + CHILD_TIMEOUT;
-    let mut pairs = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match receiver.recv_timeout(left) {
-            Ok(line) if line == "child: ready" => return Report(pairs),
-            Ok(line) => {
-                if let Some((key, value)) =
-                    line.strip_prefix("child: ").and_then(|l| l.split_once('='))
-                {
-                    pairs.push((key.to_owned(), value.to_owned()));
-                }
-            }
-            Err(_) => {
-                let _ = child.kill();
-                panic!("the child did not report within {CHILD_TIMEOUT:?}: {pairs:?}");
-            }
-        }
-    }
-}
-
-/// Runs a child to its end and returns what it reported.
-fn run_child(set: &[(&str, &str)], unset: &[&str]) -> Report {
-    let mut child = child_command("report", set, unset)
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run the child: {e}"));
-    let report = read_report(&mut child);
-    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
-    assert!(status.success(), "the child failed ({status}): {report:?}");
-    report
-}
-
-/// Runs a child that holds its server, SIGKILLs it once it has reported, and returns its pid.
-fn run_child_and_kill(set: &[(&str, &str)]) -> (u32, Report) {
-    let mut child = child_command("hold", set, &["REDIS_URL"])
-        .stdin(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run the child: {e}"));
-    let report = read_report(&mut child);
-    if let Some(error) = report.find("error") {
-        let _ = child.kill();
-        panic!("the child has no server: {error}");
-    }
-    child
-        .kill()
-        .unwrap_or_else(|e| panic!("cannot kill the child: {e}"));
-    let status = child.wait().unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        !status.success(),
-        "the child was to be killed, but exited: {status}"
-    );
-    (child.id(), report)
-}
-
-fn loopback_address(url: &str) -> SocketAddr {
-    url.strip_prefix("redis://")
-        .and_then(|address| address.parse().ok())
-        .unwrap_or_else(|| panic!("not a redis://IP:PORT URL: {url}"))
-}
-
-fn wait_until_closed(address: SocketAddr, what: &str) {
-    let deadline = Instant::now() + STOP_TIMEOUT;
-    while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} still answers on {address}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .unwrap_or_else(|e| panic!("no free port: {e}"))
 }

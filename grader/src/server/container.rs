@@ -1,0 +1,337 @@
+//! The container source: Redis from a Docker image, started for this test process and removed
+//! when it ends.
+//!
+//! The image is `REDIS_IMAGE`, or [`DEFAULT_IMAGE`]; testcontainers pulls it only when the engine
+//! does not have it. An image that is neither here nor pullable (no registry answers) is a
+//! [`ServerError::ImageUnavailable`], which tells the two remedies apart: pull it where a registry
+//! answers, or build the local one.
+//!
+//! Test harnesses exit without dropping statics, so the removal does not rely on `Drop`: an
+//! `atexit` handler removes the container when the process exits normally (which is also how a
+//! test binary exits when tests fail). A process killed by a signal runs no handler, so every
+//! container is labelled with its owner run (see [`owner`](super::owner)), and the next container
+//! start removes this host's containers whose owner is gone (see [`sweep`](super::sweep)).
+//!
+//! Docker engines that only speak an older API (Docker 20.10 speaks 1.41) work: the client in
+//! testcontainers 0.28 sends unversioned request paths, which the engine serves at its own API
+//! version. Should a later client pin a version the engine rejects, the up-front check turns the
+//! engine's answer into a [`ServerError::DockerUnavailable`] that says what to do.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, Once};
+use std::time::Duration;
+
+use testcontainers::bollard::models::PortBinding;
+use testcontainers::core::error::{ClientError, TestcontainersError};
+use testcontainers::core::{IntoContainerPort, WaitFor};
+use testcontainers::runners::SyncRunner;
+use testcontainers::{Container, GenericImage, ImageExt};
+
+use super::owner::{self, Owner};
+use super::probe::{self, ProbeError};
+use super::sweep::remove_stale_containers;
+use super::{DEFAULT_IMAGE, RedisServer, ServerError, ServerKind, env_nonempty, note};
+
+/// How long a Docker API call may take before the engine counts as not answering.
+const DOCKER_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a container may take from creation to "Ready to accept connections".
+const CONTAINER_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The container of this process, taken and removed by [`remove_container_at_exit`].
+static CONTAINER: Mutex<Option<Container<GenericImage>>> = Mutex::new(None);
+
+/// The connection that shows this run is alive to other runs' sweeps (see [`owner`]). It is never
+/// used, only held until the process ends.
+static LEASE: Mutex<Option<redis::Connection>> = Mutex::new(None);
+
+pub(super) fn start_container() -> Result<RedisServer, ServerError> {
+    // testcontainers' blocking API drives its own Tokio runtime, which cannot start inside
+    // another one: a thread of our own keeps this callable from async code too.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(start_container_here)
+            .join()
+            .unwrap_or_else(|_| {
+                Err(ServerError::DockerUnavailable {
+                    cause: "the Docker client panicked".to_owned(),
+                })
+            })
+    })
+}
+
+fn start_container_here() -> Result<RedisServer, ServerError> {
+    docker_check()?;
+    // Best effort: a failure to clean up after an earlier run must not stop this one.
+    if let Err(e) = remove_stale_containers() {
+        note(&format!(
+            "could not remove containers left by killed runs: {e}"
+        ));
+    }
+
+    let image = env_nonempty("REDIS_IMAGE").unwrap_or_else(|| DEFAULT_IMAGE.to_owned());
+    let (name, tag) = split_image(&image);
+    let local_engine = engine_is_local();
+    let failed = |cause: String, remedy: String| ServerError::ContainerFailed {
+        image: image.clone(),
+        cause,
+        remedy,
+    };
+
+    let mut request = GenericImage::new(name, tag)
+        .with_exposed_port(6379.tcp())
+        .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
+        // The image's own command may persist data or keep protected mode on, which refuses
+        // clients that come through Docker's port mapping.
+        .with_cmd([
+            "redis-server",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--protected-mode",
+            "no",
+        ])
+        .with_startup_timeout(CONTAINER_STARTUP_TIMEOUT);
+    for (label, value) in Owner::this_process().labels() {
+        request = request.with_label(label, value);
+    }
+    if local_engine {
+        // A server without a password must not be reachable from the network: publish it on
+        // the loopback interface only (testcontainers would publish on all of them).
+        request = request.with_host_config_modifier(|host_config| {
+            host_config.publish_all_ports = Some(false);
+            host_config.port_bindings = Some(HashMap::from([(
+                "6379/tcp".to_owned(),
+                Some(vec![PortBinding {
+                    host_ip: Some("127.0.0.1".to_owned()),
+                    host_port: Some(String::new()),
+                }]),
+            )]));
+        });
+    }
+
+    let container = request.start().map_err(|e| match &e {
+        TestcontainersError::Client(ClientError::PullImage { .. }) => {
+            ServerError::ImageUnavailable {
+                image: image.clone(),
+                cause: e.to_string(),
+                remedy: image_remedy(&image),
+            }
+        }
+        _ => failed(
+            e.to_string(),
+            "Check the image (REDIS_IMAGE) and the Docker engine, or set GRADER_REDIS=process \
+             to use a local redis-server"
+                .to_owned(),
+        ),
+    })?;
+    let id = container.id().to_owned();
+    // From here on the container exists: hand it to the exit handler before anything can fail.
+    register_exit_handler();
+    let port = container.get_host_port_ipv4(6379.tcp());
+    let host = container.get_host().map(|h| h.to_string());
+    *CONTAINER.lock().unwrap_or_else(|e| e.into_inner()) = Some(container);
+
+    let setup = |cause: String| {
+        remove_container_now();
+        failed(cause, "Check the image and the Docker engine.".to_owned())
+    };
+    let port = port.map_err(|e| setup(format!("no published port for 6379: {e}")))?;
+    let host = host.map_err(|e| setup(format!("no host to reach it on: {e}")))?;
+    let host = if local_engine || host == "localhost" {
+        "127.0.0.1".to_owned()
+    } else {
+        host
+    };
+    let url = format!("redis://{host}:{port}");
+    let server = format!("the container {} from image {image}", short_id(&id));
+    match probe::probe(&url) {
+        Ok(version) => {
+            take_lease(&url);
+            Ok(RedisServer {
+                url,
+                kind: ServerKind::Container { image },
+                version,
+                _process: None,
+            })
+        }
+        Err(ProbeError::TooOld(version)) => {
+            remove_container_now();
+            Err(ServerError::TooOld {
+                server,
+                version,
+                remedy: format!("Set REDIS_IMAGE to a newer image, e.g. {DEFAULT_IMAGE}."),
+            })
+        }
+        Err(ProbeError::Refused {
+            command,
+            why,
+            reply,
+            remedy,
+        }) => {
+            remove_container_now();
+            Err(ServerError::CommandRefused {
+                server,
+                command: command.to_owned(),
+                why: why.to_owned(),
+                reply,
+                remedy: format!("{remedy} (set REDIS_IMAGE to another image)."),
+            })
+        }
+        Err(ProbeError::Unusable(cause)) => Err(setup(format!(
+            "it started but does not answer at {url}: {cause}"
+        ))),
+    }
+}
+
+/// Opens the connection that marks this run alive (see [`owner`]); without it, a sweep from
+/// another pid namespace keeps the container, so a failure is only a note.
+fn take_lease(url: &str) {
+    let name = owner::lease_name(owner::run_id());
+    let lease = probe::connect_to(url).and_then(|mut connection| {
+        redis::cmd("CLIENT")
+            .arg("SETNAME")
+            .arg(&name)
+            .exec(&mut connection)
+            .map(|()| connection)
+            .map_err(|e| e.to_string())
+    });
+    match lease {
+        Ok(connection) => *LEASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection),
+        Err(e) => note(&format!("could not mark the container as this run's: {e}")),
+    }
+}
+
+fn image_remedy(image: &str) -> String {
+    let fallback = "or set GRADER_REDIS=process to use a local redis-server";
+    if image == DEFAULT_IMAGE {
+        format!(
+            "Run `docker pull {image}` where a registry is reachable, or build the local image \
+             with `.ci/build-redis-image` and set REDIS_IMAGE=redis-course:local, {fallback}"
+        )
+    } else {
+        format!(
+            "Build or pull it (`.ci/build-redis-image` builds redis-course:local), check \
+             REDIS_IMAGE, {fallback}"
+        )
+    }
+}
+
+/// Splits "name[:tag]" at the tag's colon, not at a registry's port ("host:5000/redis").
+fn split_image(image: &str) -> (String, String) {
+    let last_segment = image.rfind('/').map_or(0, |slash| slash + 1);
+    match image[last_segment..].rfind(':') {
+        Some(colon) => {
+            let colon = last_segment + colon;
+            (image[..colon].to_owned(), image[colon + 1..].to_owned())
+        }
+        None => (image.to_owned(), "latest".to_owned()),
+    }
+}
+
+/// Whether the engine is on this machine, where loopback publishing reaches it. An engine
+/// elsewhere (`DOCKER_HOST=tcp://…`) keeps testcontainers' default publishing.
+pub(super) fn engine_is_local() -> bool {
+    env_nonempty("DOCKER_HOST").is_none_or(|host| host.starts_with("unix://"))
+}
+
+fn short_id(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}
+
+/// Runs a future against the Docker engine on a runtime of its own, within a time bound.
+pub(super) fn docker_call<T, F>(
+    call: impl FnOnce(testcontainers::bollard::Docker) -> F,
+) -> Result<T, String>
+where
+    F: Future<Output = Result<T, testcontainers::bollard::errors::Error>>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start an async runtime: {e}"))?;
+    runtime.block_on(async {
+        let docker = testcontainers::core::client::docker_client_instance()
+            .await
+            .map_err(|e| e.to_string())?;
+        match tokio::time::timeout(DOCKER_CALL_TIMEOUT, call(docker)).await {
+            Ok(result) => result.map_err(|e| e.to_string()),
+            Err(_) => Err(format!(
+                "no answer within {} s",
+                DOCKER_CALL_TIMEOUT.as_secs()
+            )),
+        }
+    })
+}
+
+/// Whether a Docker engine answers here (`Ok`), or why not. The container source needs one;
+/// tools and tests ask before they rely on it.
+pub fn docker_available() -> Result<(), ServerError> {
+    docker_check()
+}
+
+/// Checks up front that the engine answers, including a versioned call: `/_ping` alone also
+/// succeeds on an engine that would refuse every other request as "client version too new".
+fn docker_check() -> Result<(), ServerError> {
+    let unavailable = |cause: String| ServerError::DockerUnavailable { cause };
+    docker_call(|docker| async move { docker.ping().await }).map_err(unavailable)?;
+    docker_call(|docker| async move { docker.version().await })
+        .map(drop)
+        .map_err(|cause| {
+            unavailable(format!(
+                "the engine answers ping but not a version request ({cause}); \
+                 if it says the client version is too new, upgrade Docker Engine"
+            ))
+        })
+}
+
+fn register_exit_handler() {
+    static REGISTERED: Once = Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: the handler is a plain function with C ABI that never unwinds.
+        let result = unsafe { libc::atexit(remove_container_at_exit) };
+        if result != 0 {
+            note("could not register the exit handler: the Redis container may outlive this run");
+        }
+    });
+}
+
+extern "C" fn remove_container_at_exit() {
+    // Unwinding out of an atexit handler would abort the process mid-exit.
+    let _ = std::panic::catch_unwind(remove_container_now);
+}
+
+fn remove_container_now() {
+    let container = CONTAINER.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(container) = container {
+        let id = container.id().to_owned();
+        if let Err(e) = container.rm() {
+            note(&format!(
+                "could not remove the Redis container {}: {e} (the next container start \
+                 removes it, or run `docker rm -f {id}`)",
+                short_id(&id)
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_names_split_at_the_tag() {
+        let split = |image| split_image(image);
+        assert_eq!(split("redis"), ("redis".into(), "latest".into()));
+        assert_eq!(split("redis:7.4"), ("redis".into(), "7.4".into()));
+        assert_eq!(
+            split("localhost:5000/redis"),
+            ("localhost:5000/redis".into(), "latest".into())
+        );
+        assert_eq!(
+            split("localhost:5000/redis:7"),
+            ("localhost:5000/redis".into(), "7".into())
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Why the grader has no Redis server, said so that the person reading it knows what to do.
+//!
+//! Every variant of [`ServerError`] ends with a remedy: the variable to set, the command to run,
+//! the line of configuration to change. The causes it carries come from the other modules of
+//! [`server`](super), which word them the same way (see [`explain`](super::probe::explain)).
+
+use std::path::PathBuf;
+
+use super::DEFAULT_IMAGE;
+use super::probe::MIN_VERSION;
+
+/// What a person can do when no source works, for [`ServerError::NothingAvailable`].
+fn remedies() -> String {
+    format!(
+        "To give the grader a Redis 7+ server, do one of:\n  \
+         - set REDIS_URL=redis://HOST:PORT to a server you run;\n  \
+         - install Docker and run `docker pull {DEFAULT_IMAGE}` (or build the local image with \
+         `.ci/build-redis-image` and set REDIS_IMAGE=redis-course:local);\n  \
+         - install redis-server (Debian/Ubuntu: `apt-get install redis-server`, macOS: \
+         `brew install redis`), or set REDIS_SERVER=/path/to/redis-server."
+    )
+}
+
+/// Why no Redis server is available to the grader. Every message says what to do about it.
+///
+/// The error is `Clone` because [`shared`](super::shared) hands the same failure to every caller
+/// in the process.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// `GRADER_REDIS` holds a value other than `url`, `container` or `process`.
+    #[error(
+        "GRADER_REDIS={value:?} is not a known source: use url, container or process, \
+         or unset it to let the grader choose"
+    )]
+    BadChoice {
+        /// The value found.
+        value: String,
+    },
+
+    /// `GRADER_REDIS=url` without a `REDIS_URL`.
+    #[error("GRADER_REDIS=url, but REDIS_URL is not set: set REDIS_URL=redis://HOST:PORT")]
+    UrlMissing,
+
+    /// The server named by `REDIS_URL` cannot be used.
+    #[error(
+        "the Redis server at REDIS_URL ({url}) cannot be used: {cause}. Check that it runs and \
+         that the URL is right, or unset REDIS_URL to let the grader start its own server"
+    )]
+    UrlUnusable {
+        /// The URL, password hidden.
+        url: String,
+        /// What went wrong, with its own remedy when there is one.
+        cause: String,
+    },
+
+    /// The server answers but is older than the grader needs.
+    #[error(
+        "{server} runs Redis {version}, but the grader needs Redis {}.{} or newer \
+         (the scenarios use PEXPIRETIME). {remedy}",
+        MIN_VERSION.0, MIN_VERSION.1
+    )]
+    TooOld {
+        /// Which server.
+        server: String,
+        /// The version it reports.
+        version: String,
+        /// What to do, for this source.
+        remedy: String,
+    },
+
+    /// The server answers, but refuses a command every check needs.
+    #[error(
+        "{server} refuses {command}, which the grader needs ({why}); it answered: {reply}. {remedy}"
+    )]
+    CommandRefused {
+        /// Which server.
+        server: String,
+        /// The command, e.g. `PEXPIRETIME`.
+        command: String,
+        /// What the grader uses it for.
+        why: String,
+        /// The server's reply.
+        reply: String,
+        /// What to change: the configuration or the ACL user.
+        remedy: String,
+    },
+
+    /// No Docker engine answers, or it answers in a way the client cannot use.
+    #[error(
+        "no usable Docker engine: {cause}. Start Docker (or set DOCKER_HOST), \
+         or set GRADER_REDIS=process to use a local redis-server"
+    )]
+    DockerUnavailable {
+        /// The engine's or the client's answer.
+        cause: String,
+    },
+
+    /// Docker answers, but the image is not on this machine and could not be pulled.
+    #[error(
+        "the Redis image {image} is not on this machine and could not be pulled: {cause}. {remedy}"
+    )]
+    ImageUnavailable {
+        /// The image, as `REDIS_IMAGE` or [`DEFAULT_IMAGE`] names it.
+        image: String,
+        /// Why the pull failed.
+        cause: String,
+        /// Where to get the image, or which other source to use.
+        remedy: String,
+    },
+
+    /// Docker answers, but the Redis container did not start.
+    #[error("the Redis container from image {image} did not start: {cause}. {remedy}")]
+    ContainerFailed {
+        /// The image.
+        image: String,
+        /// What went wrong.
+        cause: String,
+        /// What to check.
+        remedy: String,
+    },
+
+    /// No `redis-server` executable was found.
+    #[error(
+        "no redis-server found: {detail}. Install it (Debian/Ubuntu: `apt-get install \
+         redis-server`, macOS: `brew install redis`) or set REDIS_SERVER=/path/to/redis-server"
+    )]
+    ProcessNotFound {
+        /// Where the grader looked.
+        detail: String,
+    },
+
+    /// A `redis-server` was found but did not start or did not answer.
+    #[error("{path} did not start: {cause}{log}")]
+    ProcessFailed {
+        /// The executable.
+        path: PathBuf,
+        /// What went wrong.
+        cause: String,
+        /// The server's last lines of output, if any.
+        log: String,
+    },
+
+    /// No source worked while choosing automatically; `tried` says what happened to each.
+    #[error(
+        "no Redis server for the grader. Tried:\n{}\n{}",
+        bullet_list(tried),
+        remedies()
+    )]
+    NothingAvailable {
+        /// One line per source.
+        tried: Vec<String>,
+    },
+
+    /// The server was available but a new connection to it failed.
+    #[error("could not connect to the grader's Redis at {url}: {cause}")]
+    Connect {
+        /// The URL, password hidden.
+        url: String,
+        /// What went wrong, with its remedy.
+        cause: String,
+    },
+}
+
+fn bullet_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|item| format!("  - {item}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

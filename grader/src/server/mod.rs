@@ -1,0 +1,269 @@
+//! Finds or starts the Redis server that the grader runs its lock scenarios against.
+//!
+//! The grader needs a real Redis, version 7.0 or newer (the scenarios read `PEXPIRETIME`), and a
+//! learner should not have to set one up by hand. So the first call to [`shared`] in a test process
+//! picks one source, in this order, and every later call gets the same server (or the same error):
+//!
+//! 1. **`REDIS_URL`**, when it is set: a server someone else runs, with its password in the URL
+//!    if it has one (`redis://:PASSWORD@HOST:PORT`, `redis://USER:PASSWORD@HOST:PORT`). It is only
+//!    checked ([`at_url`]): `HELLO` (which every connection may run; `INFO server` on servers
+//!    before 6.0) must report Redis 7.0+, and `PEXPIRETIME` on a `dlcourse:` key must run, so an
+//!    ACL user limited to `~dlcourse:*` passes. Nothing is started and nothing is flushed.
+//! 2. **A container**, when a Docker engine answers: the image `REDIS_IMAGE` (default
+//!    [`DEFAULT_IMAGE`]) started through testcontainers, published on a loopback port
+//!    (`server/container.rs`).
+//! 3. **A local `redis-server`** (`REDIS_SERVER=/path`, or the first one on `PATH`), started as a
+//!    child process on a free loopback port with persistence off (`server/process.rs`).
+//!
+//! `GRADER_REDIS=url|container|process` forces one source: if it is unavailable, [`shared`] fails
+//! and says why instead of falling back, so a run that meant to test one path cannot silently
+//! test another. Without it, a container that fails to start (an image that is not here and
+//! cannot be pulled, say) falls back to a local `redis-server`, with a note on stderr. Once
+//! chosen, the server is announced on stderr as `grader: redis via <url|container|process>: …`, a
+//! line that test output capture does not hide.
+//!
+//! The environment variables, all optional:
+//!
+//! | variable       | meaning                                                             |
+//! |----------------|---------------------------------------------------------------------|
+//! | `GRADER_REDIS` | `url`, `container` or `process`: use that source or fail            |
+//! | `REDIS_URL`    | a Redis 7+ server to use as it is, e.g. `redis://127.0.0.1:6379`    |
+//! | `REDIS_IMAGE`  | the image for the container source (default [`DEFAULT_IMAGE`])      |
+//! | `REDIS_SERVER` | the `redis-server` for the process source (default: the one on `PATH`) |
+//! | `DOCKER_HOST`  | the Docker engine, read by testcontainers as by the `docker` CLI    |
+//!
+//! Whatever was started must not outlive the test process, whether it exits or is killed: each
+//! source module says how. The module is Unix-only (it relies on `sh`, `atexit` and signals).
+
+mod container;
+mod error;
+mod owner;
+mod probe;
+mod process;
+mod sweep;
+
+use std::fmt;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+pub use container::docker_available;
+pub use error::ServerError;
+pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
+pub use process::local_redis_server;
+pub use sweep::{containers_owned_by, remove_stale_containers};
+
+use probe::{ProbeError, connect_to, probe, redact};
+use process::ProcessGuard;
+
+/// The image started when `REDIS_IMAGE` is not set: the official Redis image, pinned to a minor
+/// version so that every learner's grader talks to the same server behaviour.
+pub const DEFAULT_IMAGE: &str = "redis:7.4";
+
+/// Where the grader's Redis comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerKind {
+    /// A server named by `REDIS_URL`, run by someone else.
+    Url,
+    /// A container started from `image`, removed when the test process exits.
+    Container { image: String },
+    /// A `redis-server` at `path`, run as a child of the test process.
+    Process { path: PathBuf },
+}
+
+impl ServerKind {
+    /// The source's name as `GRADER_REDIS` spells it: `url`, `container` or `process`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServerKind::Url => "url",
+            ServerKind::Container { .. } => "container",
+            ServerKind::Process { .. } => "process",
+        }
+    }
+}
+
+impl fmt::Display for ServerKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerKind::Url => write!(f, "at REDIS_URL"),
+            ServerKind::Container { image } => write!(f, "in a container (image {image})"),
+            ServerKind::Process { path } => {
+                write!(f, "as a local process ({})", path.display())
+            }
+        }
+    }
+}
+
+/// The Redis server the grader uses, as found or started by [`shared`].
+///
+/// Displays as e.g. "Redis 7.0.15 in a container (image redis-course:local)".
+#[derive(Debug)]
+pub struct RedisServer {
+    url: String,
+    kind: ServerKind,
+    version: String,
+    /// Keeps a started `redis-server` alive: see [`ProcessGuard`].
+    _process: Option<ProcessGuard>,
+}
+
+impl RedisServer {
+    /// The URL to connect to, e.g. `redis://127.0.0.1:32768`. It may hold a password when it
+    /// comes from `REDIS_URL`: print the server itself (its `Display` hides the password).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Where the server comes from.
+    pub fn kind(&self) -> &ServerKind {
+        &self.kind
+    }
+
+    /// The server's version, as its `HELLO` (or `INFO`) reports it, e.g. "7.0.15"; "unknown"
+    /// for an ACL user allowed to ask neither.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Opens a new connection whose connect, read and write each give up after a bounded time
+    /// ([`CONNECT_TIMEOUT`], [`IO_TIMEOUT`]).
+    pub fn connect(&self) -> Result<redis::Connection, ServerError> {
+        connect_to(&self.url).map_err(|cause| ServerError::Connect {
+            url: redact(&self.url),
+            cause,
+        })
+    }
+}
+
+impl fmt::Display for RedisServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Redis {} {}", self.version, self.kind)?;
+        if self.kind == ServerKind::Url {
+            write!(f, " ({})", redact(&self.url))?;
+        }
+        Ok(())
+    }
+}
+
+/// The grader's Redis server for this test process, found or started on the first call.
+///
+/// Thread-safe: concurrent first callers wait for the one start, and every caller gets the same
+/// server or a copy of the same error. See the module documentation for the order of choice
+/// and the environment variables.
+pub fn shared() -> Result<&'static RedisServer, ServerError> {
+    static SHARED: OnceLock<Result<RedisServer, ServerError>> = OnceLock::new();
+    SHARED
+        .get_or_init(|| {
+            let server = choose()?;
+            // Straight to the process's stderr, not through eprintln!, which the test harness
+            // captures: CI greps this line to prove which source a run used.
+            let at = match server.kind {
+                ServerKind::Url => String::new(), // its Display shows the URL already
+                _ => format!(" at {}", server.url),
+            };
+            let _ = writeln!(
+                std::io::stderr(),
+                "grader: redis via {}: {server}{at}",
+                server.kind.name()
+            );
+            Ok(server)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// A note for the person running the tests, printed once by the one thread that chooses.
+fn note(message: &str) {
+    let _ = writeln!(std::io::stderr(), "grader: {message}");
+}
+
+fn choose() -> Result<RedisServer, ServerError> {
+    let forced = std::env::var("GRADER_REDIS").unwrap_or_default();
+    match forced.trim() {
+        "url" => match env_nonempty("REDIS_URL") {
+            Some(url) => at_url(&url),
+            None => Err(ServerError::UrlMissing),
+        },
+        "container" => container::start_container(),
+        "process" => process::start_process(),
+        "" | "auto" => choose_automatically(),
+        other => Err(ServerError::BadChoice {
+            value: other.to_owned(),
+        }),
+    }
+}
+
+fn choose_automatically() -> Result<RedisServer, ServerError> {
+    // A server the user named is what they want graded against: never replace it.
+    if let Some(url) = env_nonempty("REDIS_URL") {
+        return at_url(&url);
+    }
+    let container_error = match container::start_container() {
+        Ok(server) => return Ok(server),
+        Err(error) => error,
+    };
+    let docker_tried = match &container_error {
+        ServerError::DockerUnavailable { cause } => format!("Docker: not available ({cause})"),
+        other => format!("Docker: {other}"),
+    };
+    match process::start_process() {
+        Ok(server) => {
+            // Docker runs, so the person may well have meant to use it: say why it was not.
+            if !matches!(container_error, ServerError::DockerUnavailable { .. }) {
+                note(&format!(
+                    "{container_error}\ngrader: using {server} instead \
+                     (set GRADER_REDIS=container to make this an error)"
+                ));
+            }
+            Ok(server)
+        }
+        Err(process_error) => Err(ServerError::NothingAvailable {
+            tried: vec![
+                "REDIS_URL: not set".to_owned(),
+                docker_tried,
+                format!("redis-server: {process_error}"),
+            ],
+        }),
+    }
+}
+
+fn env_nonempty(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// Checks the server at `url` as the `REDIS_URL` source does, and returns it, or says what is
+/// wrong with it and what to do. [`shared`] uses it for `REDIS_URL`; it is public for tools (an
+/// instructor checking a shared server) and tests.
+pub fn at_url(url: &str) -> Result<RedisServer, ServerError> {
+    match probe(url) {
+        Ok(version) => Ok(RedisServer {
+            url: url.to_owned(),
+            kind: ServerKind::Url,
+            version,
+            _process: None,
+        }),
+        Err(ProbeError::TooOld(version)) => Err(ServerError::TooOld {
+            server: format!("the server at REDIS_URL ({})", redact(url)),
+            version,
+            remedy: "Point REDIS_URL at a newer server, or unset it to let the grader start one."
+                .to_owned(),
+        }),
+        Err(ProbeError::Refused {
+            command,
+            why,
+            reply,
+            remedy,
+        }) => Err(ServerError::CommandRefused {
+            server: format!("the server at REDIS_URL ({})", redact(url)),
+            command: command.to_owned(),
+            why: why.to_owned(),
+            reply,
+            remedy: format!("{remedy}."),
+        }),
+        Err(ProbeError::Unusable(cause)) => Err(ServerError::UrlUnusable {
+            url: redact(url),
+            cause,
+        }),
+    }
+}
