@@ -14,13 +14,15 @@
 //! absorb the few real milliseconds between the command and the look.
 //!
 //! Real time still passes between two steps, and a stopped process (Ctrl-Z),
-//! a starved CPU or a paused server can make it pass for seconds. Two things
-//! keep that from turning into a verdict: every look re-anchors each timed
-//! key's real expiry to its virtual one, so real time can only outrun virtual
-//! time by the gap between two looks; and a look that finds real time ran
+//! a starved CPU or a paused server can make it pass for seconds. Every move
+//! of virtual time re-anchors each timed key's real expiry to its virtual one,
+//! so real time outruns virtual time only by what the steps since the last
+//! move took, milliseconds on a machine that runs. A look that finds it ran
 //! further than the clock can absorb (a timed key whose real expiry came
 //! before its virtual one, or a TTL read back long after it was set) fails
 //! with [`GradeError::Stalled`], and the check is run again ([`crate::stall`]).
+//! (A look cannot re-anchor keys itself: that would touch keys a client may
+//! be `WATCH`ing.)
 
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -48,8 +50,9 @@ pub enum Expiry {
 }
 
 /// Notes the virtual expiry of every timed key whose real expiry changed since
-/// the last look (a client set or removed a TTL), and re-anchors the real
-/// expiry of the others to their virtual one.
+/// the last look (a client set or removed a TTL). It writes nothing but the
+/// clock's own hash: touching a timed key here would abort a client's
+/// `WATCH`, as no real Redis does between two of its commands.
 ///
 /// KEYS[1] is the clock's hash, KEYS[2..] the timed keys;
 /// ARGV[1] is virtual now, ARGV[2] the resolution, both in milliseconds.
@@ -83,13 +86,6 @@ for i = 2, #KEYS do
             fresh = fresh + 1
         end
         redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual))
-    elseif real >= 0 then
-        local virtual = tonumber(redis.call("HGET", KEYS[1], key .. "|virtual") or "-1")
-        if virtual > now_virtual then
-            local anchored = now_real + (virtual - now_virtual)
-            redis.call("PEXPIREAT", key, anchored)
-            redis.call("HSET", KEYS[1], key .. "|real", tostring(anchored))
-        end
     end
 end
 return { fresh, overrun, now_real - last }
