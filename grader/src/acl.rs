@@ -4,11 +4,12 @@
 //! sends, not what a Lua script calls once Redis runs it. Redis's access
 //! control lists do: a script runs with its caller's rights. So where the
 //! grader may create users (on the servers it starts itself, and on any server
-//! whose user has the right), every wire signs in as a user of its own, made
-//! for it and removed with it, that may run only the commands of
+//! whose user has the right), every wire signs in as a user of its own that
+//! may run only the commands of
 //! [`crate::confine::COMMANDS`], only on the keys its world handed over. The
 //! clock's books and every other key are out of its reach, whatever a script
-//! tries.
+//! tries. The users go when their world closes, and with them any connection
+//! a call the grader gave up on still holds.
 //!
 //! Where the grader may not (a `REDIS_URL` whose user lacks the `ACL` command),
 //! it says so once and the wire's filter is all there is. A killed run cannot
@@ -16,6 +17,7 @@
 //! ([`crate::prefix`]).
 
 use std::io::Write;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 
@@ -38,37 +40,16 @@ const NO: u8 = 2;
 /// The connection the grader creates and removes users through.
 static ADMIN: Mutex<Option<Connection>> = Mutex::new(None);
 
-/// A user made for one wire; dropping it removes the user, which also closes
-/// any connection still signed in as it.
-#[derive(Debug)]
-pub struct User {
-    name: String,
-}
+/// The users made for each world's wires, by the world's lock key, removed
+/// when the world closes ([`world_closed`]).
+static USERS: Mutex<BTreeMap<String, Vec<String>>> = Mutex::new(BTreeMap::new());
 
-impl User {
-    /// The user's name, e.g. `dlcourse-4f1c0a9e2b3d5c6e-17`.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl Drop for User {
-    fn drop(&mut self) {
-        // Best effort: a user left behind is removed by the next run.
-        let _ = admin(|con| {
-            redis::cmd("ACL")
-                .arg("DELUSER")
-                .arg(&self.name)
-                .exec(con)
-        });
-    }
-}
-
-/// Signs `con` in as a new user limited to `keys` and to the commands learner
-/// code may send. `None` when the grader may not create users here.
-pub fn confine(con: &mut Connection, keys: &[String]) -> Result<Option<User>, GradeError> {
+/// Signs `con` in as a new user limited to `keys` (a world's keys, its lock
+/// key first) and to the commands learner code may send; the user lives until
+/// the world closes. False when the grader may not create users here.
+pub fn confine(con: &mut Connection, keys: &[String]) -> Result<bool, GradeError> {
     if MAY_CREATE.load(Ordering::Relaxed) == NO {
-        return Ok(None);
+        return Ok(false);
     }
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let run = prefix::run()?;
@@ -95,19 +76,36 @@ pub fn confine(con: &mut Connection, keys: &[String]) -> Result<Option<User>, Gr
                  the grader's own filter only, and Lua scripts are not confined (see the README, \
                  \"Grading on a shared Redis\")"
             ));
-            return Ok(None);
+            return Ok(false);
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(e),
     }
-    let user = User { name };
+    let world = keys.first().cloned().unwrap_or_default();
+    USERS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(world)
+        .or_default()
+        .push(name.clone());
     if MAY_CREATE.swap(YES, Ordering::Relaxed) == UNKNOWN {
         remove_stale_users();
     }
-    redis::cmd("AUTH")
-        .arg(&user.name)
-        .arg(&password)
-        .exec(con)?;
-    Ok(Some(user))
+    redis::cmd("AUTH").arg(&name).arg(&password).exec(con)?;
+    Ok(true)
+}
+
+/// Removes the users made for the world whose lock key is `lock`, which also
+/// closes every connection still signed in as one of them (a call the grader
+/// gave up on). Best effort: a user left behind is removed by a later run.
+pub fn world_closed(lock: &str) {
+    let users = USERS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(lock)
+        .unwrap_or_default();
+    if !users.is_empty() {
+        let _ = admin(|con| redis::cmd("ACL").arg("DELUSER").arg(&users).exec(con));
+    }
 }
 
 /// Whether this process creates users for its wires (known after the first

@@ -170,8 +170,6 @@ pub struct Wire {
     handed: Vec<String>,
     /// Where refusals go: the ledger of the check that opened the wire.
     ledger: Option<Arc<Ledger>>,
-    /// The Redis user the connection is signed in as, removed with the wire.
-    _user: Option<acl::User>,
     /// A `NOSCRIPT` reply came: the `SCRIPT LOAD` that follows is redis-rs's.
     reloading: bool,
 }
@@ -185,7 +183,7 @@ impl Wire {
             let handed = vec![keys.lock.clone(), keys.fence.clone(), keys.row.clone()];
             (world.client_connection()?, handed)
         };
-        let user = acl::confine(&mut inner, &handed)?;
+        acl::confine(&mut inner, &handed)?;
         Ok(Wire {
             inner,
             world: Arc::downgrade(world),
@@ -196,7 +194,6 @@ impl Wire {
             turns: None,
             handed,
             ledger: confine::current_ledger(),
-            _user: user,
             reloading: false,
         })
     }

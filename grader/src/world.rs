@@ -228,6 +228,7 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
+        crate::acl::world_closed(&self.keys.lock);
         // Best effort: the safety TTLs clean up if this fails.
         let _ = redis::cmd("DEL")
             .arg(&self.keys.all()[..])
