@@ -194,7 +194,9 @@ pub fn judge(args: &[Vec<u8>], handed: &[String]) -> Result<(), Refusal> {
 /// Whether a reply is Redis refusing a command to a confined user (see
 /// [`crate::acl`]): a script that reached beyond its keys or its commands.
 pub fn refused_by_redis(reply: &str) -> bool {
-    reply.contains("NOPERM") || reply.contains("The user executing the script can't")
+    // redis-rs spells the code `NOPERM` in a reply, `NoPerm` in an error.
+    reply.to_ascii_uppercase().contains("NOPERM")
+        || reply.contains("The user executing the script can't")
 }
 
 // ------------------------------------------------------------ the check's ledger
