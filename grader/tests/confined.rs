@@ -150,3 +150,14 @@ fn the_clock_s_books_are_out_of_a_script_s_reach() {
         .expect("a script on its own key");
     assert_eq!(set.as_deref(), Some("OK"));
 }
+
+#[test]
+fn the_readme_gives_the_acl_line_the_grader_needs() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let line = acl::instructor_line("grader", "dlcourse:");
+    assert!(
+        readme.contains(&format!("\n{line}\n")),
+        "README.md's section \"Grading on a shared Redis\" must give, on a line of its own:\n{line}"
+    );
+}
