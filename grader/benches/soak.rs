@@ -21,7 +21,7 @@
 //! one the hostile script names is lost, and its check is not stopped. Keys
 //! outside the prefix must all survive in both.
 //!
-//! Options: `--rounds N` (default 50), `--limit SECONDS` (default 600: a run
+//! Options: `--rounds N` (default 50), `--limit SECONDS` (default 1200: a run
 //! still going then is stopped and its rounds so far are counted).
 
 use std::io::{BufRead, BufReader};
@@ -56,7 +56,7 @@ fn main() {
         learner(args.get(i + 1).map(String::as_str).unwrap_or(""), rounds);
         return;
     }
-    let limit = Duration::from_secs(option("--limit", 600));
+    let limit = Duration::from_secs(option("--limit", 1200));
     let server = server::shared().unwrap_or_else(|e| panic!("no Redis for the soak: {e}"));
     let admin_url = server.url().to_owned();
     let mut admin = server.connect().expect("a connection");
