@@ -191,12 +191,26 @@ pub fn judge(args: &[Vec<u8>], handed: &[String]) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Whether a reply is Redis refusing a command to a confined user (see
-/// [`crate::acl`]): a script that reached beyond its keys or its commands.
-pub fn refused_by_redis(reply: &str) -> bool {
-    // redis-rs spells the code `NOPERM` in a reply, `NoPerm` in an error.
-    reply.to_ascii_uppercase().contains("NOPERM")
-        || reply.contains("The user executing the script can't")
+/// Redis's own refusal of a command to a confined user ([`crate::acl`]), as
+/// text, if `reply` is one: a script that reached beyond its keys or its
+/// commands (a pipeline's replies are searched too).
+pub fn refused_by_redis(reply: &redis::RedisResult<redis::Value>) -> Option<String> {
+    fn denial(code: &str, details: &str) -> Option<String> {
+        let by_acl = code.eq_ignore_ascii_case("NOPERM")
+            || details.contains("The user executing the script can't");
+        by_acl.then(|| format!("{code} {details}").trim().trim_end_matches('.').to_owned())
+    }
+    fn search(value: &redis::Value) -> Option<String> {
+        match value {
+            redis::Value::ServerError(e) => denial(e.code(), e.details().unwrap_or("")),
+            redis::Value::Array(items) => items.iter().find_map(search),
+            _ => None,
+        }
+    }
+    match reply {
+        Ok(value) => search(value),
+        Err(e) => denial(e.code().unwrap_or(""), e.detail().unwrap_or("")),
+    }
 }
 
 // ------------------------------------------------------------ the check's ledger
@@ -315,6 +329,20 @@ mod tests {
             let refusal = judge(&args(line), &handed()).expect_err(line);
             assert_eq!(refusal.command, command, "{line}");
             assert!(refusal.why.contains(why), "{line}: {}", refusal.why);
+        }
+    }
+
+    #[test]
+    fn only_an_error_reply_of_redis_s_access_control_is_a_refusal() {
+        let parsed = |resp: &[u8]| redis::parse_redis_value(resp);
+        let denied = parsed(b"-NOPERM this user has no permissions to run the 'flushall' command\r\n");
+        assert!(refused_by_redis(&denied).is_some_and(|d| d.contains("'flushall'")));
+        let script = parsed(
+            b"-ERR The user executing the script can't access at least one of the keys\r\n",
+        );
+        assert!(refused_by_redis(&script).is_some());
+        for other in [&b"$6\r\nNOPERM\r\n"[..], b"-ERR wrong number of arguments\r\n"] {
+            assert_eq!(refused_by_redis(&parsed(other)), None);
         }
     }
 

@@ -320,18 +320,17 @@ impl Wire {
         if std::mem::take(&mut self.reloading) && confine::name_of(&args) == "SCRIPT|LOAD" {
             return Ok(());
         }
+        let by_redis = confine::refused_by_redis(reply).map(|denial| Refusal {
+            command: confine::name_of(&args),
+            why: format!(
+                "it reached beyond the check's keys or the exercises' commands, and Redis \
+                 refused it: {denial}"
+            ),
+        });
         let reply = match reply {
             Ok(value) => show_value(value),
             Err(e) => format!("(error) {e}"),
         };
-        let by_redis = confine::refused_by_redis(&reply).then(|| Refusal {
-            command: confine::name_of(&args),
-            why: format!(
-                "it reached beyond the check's keys or the exercises' commands, and Redis \
-                 refused it: {}",
-                reply.trim_start_matches("(error) ").trim_end_matches('.')
-            ),
-        });
         self.record(&args, reply, by_redis);
         enter(&self.world()?)
             .settle_after(sent)
