@@ -74,18 +74,21 @@ for i = 2, #KEYS do
     local real = redis.call("PEXPIRETIME", key)
     local noted = tonumber(redis.call("HGET", KEYS[1], key .. "|real") or "-2")
     if real ~= noted then
-        if noted >= 0 and noted <= now_real then
-            -- The expiry the clock set has passed in real time: Redis may have
-            -- removed the key before its virtual time.
+        local noted_left = tonumber(redis.call("HGET", KEYS[1], key .. "|left") or "0")
+        if noted >= 0 and noted <= now_real and noted_left >= resolution then
+            -- The expiry noted has passed in real time: Redis may have removed
+            -- the key before its virtual time. (A TTL shorter than the
+            -- resolution was bound to run out between two looks.)
             overrun = overrun + 1
         end
-        local virtual = real
+        local virtual, left = real, 0
         if real >= 0 then
-            local left = math.max(real - now_real, 0)
+            left = math.max(real - now_real, 0)
             virtual = now_virtual + math.ceil(left / resolution) * resolution
             fresh = fresh + 1
         end
-        redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual))
+        redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual),
+            key .. "|left", tostring(left))
     end
 end
 return { fresh, overrun, now_real - last }
@@ -116,7 +119,7 @@ for i = 2, #KEYS do
         else
             local real = now_real + (virtual - now_virtual)
             redis.call("PEXPIREAT", key, real)
-            redis.call("HSET", KEYS[1], key .. "|real", tostring(real))
+            redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(virtual - now_virtual))
         end
     end
 end
@@ -148,8 +151,8 @@ impl Clock {
         self.now_ms
     }
 
-    /// Notes TTLs set since the last call and re-anchors the others; run
-    /// after the grader's own commands.
+    /// Notes TTLs set since the last call; run after the grader's own
+    /// commands.
     pub fn settle(&self, con: &mut Connection) -> Result<(), GradeError> {
         self.look(con, None)
     }
