@@ -62,11 +62,16 @@ fn main() {
     let mut admin = server.connect().expect("a connection");
     println!("soak: {rounds} rounds, {FOREIGN} foreign keys, on {server}");
     println!();
-    println!("| grader's Redis user | rounds (well / hostile) | foreign keys lost outside the prefix | foreign keys lost under it | false verdicts, well-behaved | not stopped, hostile | stalls | wall time |");
+    println!(
+        "| grader's Redis user | rounds (well / hostile) | foreign keys lost outside the prefix | foreign keys lost under it | false verdicts, well-behaved | not stopped, hostile | stalls | wall time |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     let limited = limited_url(&mut admin, &admin_url);
     let mut complete = true;
-    for (who, url) in [("may create users", admin_url.clone()), ("limited to the prefix", limited)] {
+    for (who, url) in [
+        ("may create users", admin_url.clone()),
+        ("limited to the prefix", limited),
+    ] {
         let keys = plant(&mut admin);
         let started = Instant::now();
         let well = start(&url, "well", rounds);
@@ -87,7 +92,10 @@ fn main() {
         let _ = redis::cmd("DEL").arg(&keys).exec(&mut admin);
         complete &= well.rounds == rounds && hostile.rounds == rounds;
     }
-    let _ = redis::cmd("ACL").arg("DELUSER").arg("soak-grader").exec(&mut admin);
+    let _ = redis::cmd("ACL")
+        .arg("DELUSER")
+        .arg("soak-grader")
+        .exec(&mut admin);
     if !complete {
         eprintln!("soak: a learner's run did not finish its {rounds} rounds within the limit");
         std::process::exit(1);
@@ -102,7 +110,10 @@ fn limited_url(admin: &mut redis::Connection, url: &str) -> String {
         .skip(1)
         .map(|w| w.replace(">CHANGE-THIS-PASSWORD", ">soak"))
         .collect();
-    redis::cmd("ACL").arg(&words).exec(admin).expect("ACL SETUSER");
+    redis::cmd("ACL")
+        .arg(&words)
+        .exec(admin)
+        .expect("ACL SETUSER");
     url.replacen("redis://", "redis://soak-grader:soak@", 1)
 }
 
@@ -200,9 +211,11 @@ fn learner(who: &str, rounds: u64) {
         } else {
             let check = checks::named("acquire::takes_a_free_lock").expect("a check");
             for (_, lock) in HOSTILE {
-                report(lock.name, check.run(lock), |v| {
-                    matches!(v, Verdict::Fail(r) if r.property() == Some(Property::KeepsToItsKeys))
-                });
+                report(
+                    lock.name,
+                    check.run(lock),
+                    |v| matches!(v, Verdict::Fail(r) if r.property() == Some(Property::KeepsToItsKeys)),
+                );
             }
         }
         println!("round");

@@ -16,8 +16,8 @@
 //! remove its users; the next run removes those whose run's claim is gone
 //! ([`crate::prefix`]).
 
-use std::io::Write;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 
@@ -124,7 +124,11 @@ fn rules(password: &str, keys: &[String]) -> Vec<String> {
         "resetchannels".to_owned(),
         "-@all".to_owned(),
     ];
-    rules.extend(COMMANDS.iter().map(|(name, _)| format!("+{}", name.to_ascii_lowercase())));
+    rules.extend(
+        COMMANDS
+            .iter()
+            .map(|(name, _)| format!("+{}", name.to_ascii_lowercase())),
+    );
     rules.extend(keys.iter().map(|k| format!("~{}", glob_escaped(k))));
     rules
 }
@@ -209,10 +213,7 @@ fn remove_stale_users() {
         let Some((id, _)) = rest.rsplit_once('-') else {
             continue;
         };
-        let claimed = admin(|con| {
-            Ok(prefix::is_claimed(con, id).unwrap_or(true))
-        })
-        .unwrap_or(true);
+        let claimed = admin(|con| Ok(prefix::is_claimed(con, id).unwrap_or(true))).unwrap_or(true);
         if !claimed {
             let _ = admin(|con| redis::cmd("ACL").arg("DELUSER").arg(&user).exec(con));
         }
@@ -237,7 +238,10 @@ mod tests {
         let rules = rules("pw", &["w:lock".into()]);
         assert!(rules.contains(&"~w:lock".to_owned()), "{rules:?}");
         assert!(rules.contains(&"+script|load".to_owned()), "{rules:?}");
-        assert!(!rules.iter().any(|r| r == "+flushall" || r == "~*"), "{rules:?}");
+        assert!(
+            !rules.iter().any(|r| r == "+flushall" || r == "~*"),
+            "{rules:?}"
+        );
     }
 
     #[test]
@@ -245,6 +249,9 @@ mod tests {
         let line = instructor_line("grader", "dlcourse:");
         assert!(line.starts_with("ACL SETUSER grader on >"), "{line}");
         assert!(line.contains(" ~dlcourse:* -@all "), "{line}");
-        assert!(line.contains(" +info ") && line.contains(" +evalsha "), "{line}");
+        assert!(
+            line.contains(" +info ") && line.contains(" +evalsha "),
+            "{line}"
+        );
     }
 }

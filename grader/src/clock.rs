@@ -169,10 +169,8 @@ impl Clock {
         for key in &self.keys {
             call.key(key);
         }
-        let (fresh, overrun, gap): (u64, u64, i64) = call
-            .arg(self.now_ms)
-            .arg(RESOLUTION_MS)
-            .invoke(con)?;
+        let (fresh, overrun, gap): (u64, u64, i64) =
+            call.arg(self.now_ms).arg(RESOLUTION_MS).invoke(con)?;
         if overrun > 0 {
             return Err(stall::stalled(format!(
                 "{} of real time passed between two steps, and a timed key's real expiry came \
@@ -193,7 +191,11 @@ impl Clock {
 
     /// Moves virtual time forward to `t_ms` (never back) and returns the timed
     /// keys that expired on the way.
-    pub fn advance_to(&mut self, con: &mut Connection, t_ms: u64) -> Result<Vec<String>, GradeError> {
+    pub fn advance_to(
+        &mut self,
+        con: &mut Connection,
+        t_ms: u64,
+    ) -> Result<Vec<String>, GradeError> {
         // A client command may have set a TTL that nobody has looked at yet.
         self.settle(con)?;
         self.now_ms = self.now_ms.max(t_ms);

@@ -137,7 +137,10 @@ pub fn name_of(args: &[Vec<u8>]) -> String {
         .unwrap_or_default();
     match args.get(1) {
         Some(sub) if WITH_SUBCOMMANDS.contains(&name.as_str()) => {
-            format!("{name}|{}", String::from_utf8_lossy(sub).to_ascii_uppercase())
+            format!(
+                "{name}|{}",
+                String::from_utf8_lossy(sub).to_ascii_uppercase()
+            )
         }
         _ => name,
     }
@@ -198,7 +201,12 @@ pub fn refused_by_redis(reply: &redis::RedisResult<redis::Value>) -> Option<Stri
     fn denial(code: &str, details: &str) -> Option<String> {
         let by_acl = code.eq_ignore_ascii_case("NOPERM")
             || details.contains("The user executing the script can't");
-        by_acl.then(|| format!("{code} {details}").trim().trim_end_matches('.').to_owned())
+        by_acl.then(|| {
+            format!("{code} {details}")
+                .trim()
+                .trim_end_matches('.')
+                .to_owned()
+        })
     }
     fn search(value: &redis::Value) -> Option<String> {
         match value {
@@ -271,7 +279,10 @@ fn refused(check: &str, lock: &Lock, refusal: &Refusal, record: &[Step]) -> Repo
     let shown = refusal.command.replace('|', " ");
     let violation = Violation::anytime(
         Property::KeepsToItsKeys,
-        format!("your code sent {shown}, which the grader refused: {}", refusal.why),
+        format!(
+            "your code sent {shown}, which the grader refused: {}",
+            refusal.why
+        ),
     );
     let mut evidence = String::from("What your code sent, up to the refused command:\n");
     let mut n = 0;
@@ -322,7 +333,11 @@ mod tests {
             ("keys *", "KEYS", "not among the commands"),
             ("SCRIPT FLUSH", "SCRIPT|FLUSH", "SCRIPT FLUSH is not among"),
             ("CLIENT KILL 1", "CLIENT|KILL", "not among the commands"),
-            ("DEL w:lock other", "DEL", "`other`, a key this check did not hand over"),
+            (
+                "DEL w:lock other",
+                "DEL",
+                "`other`, a key this check did not hand over",
+            ),
             ("EVAL s 1 other", "EVAL", "the script's KEYS name `other`"),
             ("MSET w:lock a other b", "MSET", "`other`"),
         ] {
@@ -335,13 +350,16 @@ mod tests {
     #[test]
     fn only_an_error_reply_of_redis_s_access_control_is_a_refusal() {
         let parsed = |resp: &[u8]| redis::parse_redis_value(resp);
-        let denied = parsed(b"-NOPERM this user has no permissions to run the 'flushall' command\r\n");
+        let denied =
+            parsed(b"-NOPERM this user has no permissions to run the 'flushall' command\r\n");
         assert!(refused_by_redis(&denied).is_some_and(|d| d.contains("'flushall'")));
-        let script = parsed(
-            b"-ERR The user executing the script can't access at least one of the keys\r\n",
-        );
+        let script =
+            parsed(b"-ERR The user executing the script can't access at least one of the keys\r\n");
         assert!(refused_by_redis(&script).is_some());
-        for other in [&b"$6\r\nNOPERM\r\n"[..], b"-ERR wrong number of arguments\r\n"] {
+        for other in [
+            &b"$6\r\nNOPERM\r\n"[..],
+            b"-ERR wrong number of arguments\r\n",
+        ] {
             assert_eq!(refused_by_redis(&parsed(other)), None);
         }
     }

@@ -27,8 +27,8 @@
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
 
-pub mod catalogue;
 pub mod acl;
+pub mod catalogue;
 pub mod checks;
 pub mod clock;
 pub mod confine;

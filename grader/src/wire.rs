@@ -370,7 +370,11 @@ impl Wire {
     fn refuse(&mut self, packed: &[u8], refusal: Refusal) -> RedisError {
         let why = refusal.why.clone();
         // The record only marks it; the report's first lines say why.
-        self.record(&unpack(packed), "(refused by the grader)".into(), Some(refusal));
+        self.record(
+            &unpack(packed),
+            "(refused by the grader)".into(),
+            Some(refusal),
+        );
         if let Some((turns, me)) = &self.turns {
             turns.pass(*me);
         }

@@ -21,7 +21,10 @@ struct Foreign {
 
 impl Foreign {
     fn plant(tag: &str) -> Foreign {
-        let mut con = server::shared().expect("a Redis").connect().expect("a connection");
+        let mut con = server::shared()
+            .expect("a Redis")
+            .connect()
+            .expect("a connection");
         let mut bytes = [0u8; 6];
         getrandom::fill(&mut bytes).expect("random");
         let ns: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -31,7 +34,11 @@ impl Foreign {
         keys.push(foreign_target());
         let mut pipe = redis::pipe();
         for key in &keys {
-            pipe.cmd("SET").arg(key).arg("precious").arg("PX").arg(600_000);
+            pipe.cmd("SET")
+                .arg(key)
+                .arg("precious")
+                .arg("PX")
+                .arg(600_000);
         }
         pipe.exec(&mut con).expect("SET the foreign keys");
         Foreign { con, keys }
@@ -90,8 +97,9 @@ fn every_hostile_lock_is_refused_reported_and_spoils_nothing() {
             lock.name
         );
         assert!(
-            text.contains(&format!("your code sent {command}, which the grader refused"))
-                && (text.contains("→ (refused by the grader)") || text.contains("Redis refused it")),
+            text.contains(&format!(
+                "your code sent {command}, which the grader refused"
+            )) && (text.contains("→ (refused by the grader)") || text.contains("Redis refused it")),
             "{}:\n{text}",
             lock.name
         );
@@ -116,7 +124,9 @@ fn script_flush_appears_in_the_record() {
         panic!("SCRIPT FLUSH passed")
     };
     assert!(
-        report.to_string().contains("1. SCRIPT FLUSH → (refused by the grader)"),
+        report
+            .to_string()
+            .contains("1. SCRIPT FLUSH → (refused by the grader)"),
         "{report}"
     );
 }

@@ -24,7 +24,11 @@ fn other_data_survives_and_no_grader_key_is_left_behind() {
         .expect("a connection");
     // Under the course prefix, where a user limited to it may write too; not
     // under this run's prefix, which is the grader's.
-    let mine = format!("{}someone-elses-data:{}", prefix::course(), std::process::id());
+    let mine = format!(
+        "{}someone-elses-data:{}",
+        prefix::course(),
+        std::process::id()
+    );
     redis::cmd("SET")
         .arg(&mine)
         .arg("precious")
@@ -63,10 +67,15 @@ fn other_data_survives_and_no_grader_key_is_left_behind() {
     let run = prefix::run().expect("this run's prefix");
     match count_keys(&mut con, &format!("{run}*")) {
         Some(left) => assert_eq!(left, 0, "the grader left keys behind"),
-        None => eprintln!("not run: the count of keys left behind (this Redis user may not use KEYS)"),
+        None => {
+            eprintln!("not run: the count of keys left behind (this Redis user may not use KEYS)")
+        }
     }
     if acl::confines_scripts() {
-        let users: Vec<String> = redis::cmd("ACL").arg("USERS").query(&mut con).expect("ACL USERS");
+        let users: Vec<String> = redis::cmd("ACL")
+            .arg("USERS")
+            .query(&mut con)
+            .expect("ACL USERS");
         let id = prefix::run_id(run);
         let left: Vec<&String> = users.iter().filter(|u| u.contains(id)).collect();
         assert!(left.is_empty(), "the grader left users behind: {left:?}");

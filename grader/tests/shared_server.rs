@@ -10,8 +10,8 @@
 use std::process::{Child, Command, Stdio};
 
 use grader::reference::LOCK as REFERENCE;
-use grader::world::World;
 use grader::report::Verdict;
+use grader::world::World;
 use grader::{checks, server};
 
 /// Set in a child's environment: run the checks and report.
@@ -22,12 +22,24 @@ const CHILD: &str = "SHARED_SERVER_TEST_CHILD";
 fn namespaces() -> Result<Vec<&'static str>, String> {
     let ways: [&[&str]; 2] = [
         &["--pid", "--fork", "--kill-child"],
-        &["--user", "--map-root-user", "--pid", "--fork", "--kill-child"],
+        &[
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--kill-child",
+        ],
     ];
     let mut why = String::from("no `unshare` on PATH");
     for way in ways {
-        match Command::new("unshare").args(way).args(["sh", "-c", "echo $$"]).output() {
-            Ok(out) if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "1" => {
+        match Command::new("unshare")
+            .args(way)
+            .args(["sh", "-c", "echo $$"])
+            .output()
+        {
+            Ok(out)
+                if out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "1" =>
+            {
                 return Ok(way.to_vec());
             }
             Ok(out) => why = String::from_utf8_lossy(&out.stderr).trim().to_owned(),
@@ -44,7 +56,12 @@ fn start_run(unshare: &[&str], mode: &str) -> Child {
     Command::new("unshare")
         .args(unshare)
         .arg(std::env::current_exe().expect("this test binary"))
-        .args(["--exact", "child_runs_every_check", "--ignored", "--nocapture"])
+        .args([
+            "--exact",
+            "child_runs_every_check",
+            "--ignored",
+            "--nocapture",
+        ])
         .env(CHILD, mode)
         .env("REDIS_URL", url)
         .env("GRADER_REDIS", "url")
@@ -68,7 +85,10 @@ fn outcome(child: Child) -> (String, Vec<String>) {
         .filter_map(|l| l.strip_prefix("child: not passed "))
         .map(str::to_owned)
         .collect();
-    assert!(text.contains("child: done"), "the run did not finish:\n{text}");
+    assert!(
+        text.contains("child: done"),
+        "the run did not finish:\n{text}"
+    );
     (pid, failed)
 }
 
@@ -83,7 +103,11 @@ fn two_runs_with_the_same_pid_on_one_server_both_pass() {
     };
     let (a, b) = (start_run(&unshare, "checks"), start_run(&unshare, "checks"));
     let (a, b) = (outcome(a), outcome(b));
-    assert_eq!((a.0.as_str(), b.0.as_str()), ("1", "1"), "both runs are pid 1");
+    assert_eq!(
+        (a.0.as_str(), b.0.as_str()),
+        ("1", "1"),
+        "both runs are pid 1"
+    );
     assert_eq!(a.1, Vec::<String>::new(), "the first run's checks");
     assert_eq!(b.1, Vec::<String>::new(), "the second run's checks");
 }

@@ -7,7 +7,10 @@ use grader::{Wire, acl, prefix, server};
 
 #[test]
 fn users_of_runs_whose_claim_is_gone_are_removed_at_the_first_wire() {
-    let mut admin = server::shared().expect("a Redis").connect().expect("a connection");
+    let mut admin = server::shared()
+        .expect("a Redis")
+        .connect()
+        .expect("a connection");
     let user_prefix: String = prefix::course()
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
@@ -16,21 +19,45 @@ fn users_of_runs_whose_claim_is_gone_are_removed_at_the_first_wire() {
     let alive_id = "00000000a11ce000";
     let alive = format!("{user_prefix}{alive_id}-3");
     for user in [&dead, &alive] {
-        if let Err(e) = redis::cmd("ACL").arg("SETUSER").arg(user).arg("off").exec(&mut admin) {
+        if let Err(e) = redis::cmd("ACL")
+            .arg("SETUSER")
+            .arg(user)
+            .arg("off")
+            .exec(&mut admin)
+        {
             eprintln!("not run: this Redis user may not create users ({e})");
             return;
         }
     }
     let claim = format!("{}{alive_id}", prefix::course());
-    redis::cmd("SET").arg(&claim).arg("a live run").arg("PX").arg(60_000).exec(&mut admin).expect("SET");
+    redis::cmd("SET")
+        .arg(&claim)
+        .arg("a live run")
+        .arg("PX")
+        .arg(60_000)
+        .exec(&mut admin)
+        .expect("SET");
 
     let world = World::open().expect("a world").shared();
     drop(Wire::open(&world).expect("a wire"));
     assert!(acl::confines_scripts());
 
-    let users: Vec<String> = redis::cmd("ACL").arg("USERS").query(&mut admin).expect("ACL USERS");
-    let _ = redis::cmd("ACL").arg("DELUSER").arg(&alive).arg(&dead).exec(&mut admin);
+    let users: Vec<String> = redis::cmd("ACL")
+        .arg("USERS")
+        .query(&mut admin)
+        .expect("ACL USERS");
+    let _ = redis::cmd("ACL")
+        .arg("DELUSER")
+        .arg(&alive)
+        .arg(&dead)
+        .exec(&mut admin);
     let _ = redis::cmd("DEL").arg(&claim).exec(&mut admin);
-    assert!(!users.contains(&dead), "a dead run's user was kept: {users:?}");
-    assert!(users.contains(&alive), "a live run's user was removed: {users:?}");
+    assert!(
+        !users.contains(&dead),
+        "a dead run's user was kept: {users:?}"
+    );
+    assert!(
+        users.contains(&alive),
+        "a live run's user was removed: {users:?}"
+    );
 }

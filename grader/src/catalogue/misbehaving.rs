@@ -132,8 +132,10 @@ pub const SHUTDOWN: Lock = hostile("acquire that sends SHUTDOWN", shutdown);
 /// An `acquire` that disconnects every other client.
 pub const CLIENT_KILL: Lock = hostile("acquire that sends CLIENT KILL", client_kill);
 /// An `acquire` whose Lua script deletes a key it does not declare in KEYS.
-pub const SCRIPT_OUTSIDE_KEYS: Lock =
-    hostile("acquire whose script deletes a foreign key", script_outside_keys);
+pub const SCRIPT_OUTSIDE_KEYS: Lock = hostile(
+    "acquire whose script deletes a foreign key",
+    script_outside_keys,
+);
 /// An `acquire` that empties the server's script cache.
 pub const SCRIPT_FLUSH: Lock = hostile("acquire that sends SCRIPT FLUSH", script_flush);
 
@@ -193,7 +195,11 @@ fn shutdown<C: ConnectionLike>(c: &mut C, k: &str, t: &str, ttl: Duration) -> Re
 
 fn client_kill<C: ConnectionLike>(c: &mut C, k: &str, t: &str, ttl: Duration) -> RedisResult<bool> {
     let mut kill = redis::cmd("CLIENT");
-    kill.arg("KILL").arg("TYPE").arg("normal").arg("SKIPME").arg("yes");
+    kill.arg("KILL")
+        .arg("TYPE")
+        .arg("normal")
+        .arg("SKIPME")
+        .arg("yes");
     after(c, kill, k, t, ttl)
 }
 
@@ -224,7 +230,12 @@ fn script_outside_keys<C: ConnectionLike>(
     }
 }
 
-fn script_flush<C: ConnectionLike>(c: &mut C, k: &str, t: &str, ttl: Duration) -> RedisResult<bool> {
+fn script_flush<C: ConnectionLike>(
+    c: &mut C,
+    k: &str,
+    t: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
     let mut flush = redis::cmd("SCRIPT");
     flush.arg("FLUSH");
     after(c, flush, k, t, ttl)
