@@ -54,12 +54,15 @@ pub struct Check {
 }
 
 impl Check {
-    /// Runs the check on `lock`.
+    /// Runs the check on `lock`. A check during which the machine stalled is run again
+    /// ([`crate::stall`]); one whose lock sent a refused command fails
+    /// ([`crate::confine`]).
     pub fn run(&self, lock: &Lock) -> Result<Verdict, GradeError> {
-        (self.run)(&Ctx {
+        let ctx = Ctx {
             check: self.name,
             lock,
-        })
+        };
+        crate::stall::rerun(|| crate::confine::watched(self.name, lock, || (self.run)(&ctx)))
     }
 }
 

@@ -11,14 +11,26 @@
 //! The clock keeps its books in a hash of its own (one per scenario). After
 //! every command a client sends, [`Clock::settle`] looks for TTLs that command
 //! set and notes their virtual expiry, rounded up to [`RESOLUTION_MS`] to
-//! absorb the few real milliseconds between the command and the look. Between
-//! two steps of a scenario real time still passes, so a key's remaining
-//! virtual TTL should stay well above what one step can take (scenarios move in
-//! whole seconds).
+//! absorb the few real milliseconds between the command and the look.
+//!
+//! Real time still passes between two steps, and a stopped process (Ctrl-Z),
+//! a starved CPU or a paused server can make it pass for seconds. Every move
+//! of virtual time re-anchors each timed key's real expiry to its virtual one,
+//! so real time outruns virtual time only by what the steps since the last
+//! move took, milliseconds on a machine that runs. A look that finds it ran
+//! further than the clock can absorb (a timed key whose real expiry came
+//! before its virtual one, or a TTL read back long after it was set) fails
+//! with [`GradeError::Stalled`], and the check is run again ([`crate::stall`]).
+//! (A look cannot re-anchor keys itself: that would touch keys a client may
+//! be `WATCH`ing.)
 
 use std::sync::LazyLock;
+use std::time::{Duration, Instant};
 
 use redis::{Connection, RedisResult, Script};
+
+use crate::error::GradeError;
+use crate::stall;
 
 /// TTLs are measured to this many milliseconds: a TTL is rounded up to a
 /// multiple of it. The course's TTLs are all multiples of it (10 s, 30 s,
@@ -38,10 +50,15 @@ pub enum Expiry {
 }
 
 /// Notes the virtual expiry of every timed key whose real expiry changed since
-/// the last look (a client set or removed a TTL).
+/// the last look (a client set or removed a TTL). It writes nothing but the
+/// clock's own hash: touching a timed key here would abort a client's
+/// `WATCH`, as no real Redis does between two of its commands.
 ///
 /// KEYS[1] is the clock's hash, KEYS[2..] the timed keys;
 /// ARGV[1] is virtual now, ARGV[2] the resolution, both in milliseconds.
+/// Returns `{ fresh, overrun, gap }`: how many keys got a new TTL, how many
+/// had a real expiry that came before the clock said it would (real time ran
+/// ahead of virtual time), and the real milliseconds since the last look.
 static SETTLE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -49,19 +66,32 @@ local now_virtual = tonumber(ARGV[1])
 local resolution = tonumber(ARGV[2])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local last = tonumber(redis.call("HGET", KEYS[1], "|last") or now_real)
+redis.call("HSET", KEYS[1], "|last", tostring(now_real))
+local fresh, overrun = 0, 0
 for i = 2, #KEYS do
     local key = KEYS[i]
     local real = redis.call("PEXPIRETIME", key)
-    if tostring(real) ~= redis.call("HGET", KEYS[1], key .. "|real") then
-        local virtual = real
-        if real >= 0 then
-            local left = math.max(real - now_real, 0)
-            virtual = now_virtual + math.ceil(left / resolution) * resolution
+    local noted = tonumber(redis.call("HGET", KEYS[1], key .. "|real") or "-2")
+    if real ~= noted then
+        local noted_left = tonumber(redis.call("HGET", KEYS[1], key .. "|left") or "0")
+        if noted >= 0 and noted <= now_real and noted_left >= resolution then
+            -- The expiry noted has passed in real time: Redis may have removed
+            -- the key before its virtual time. (A TTL shorter than the
+            -- resolution was bound to run out between two looks.)
+            overrun = overrun + 1
         end
-        redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual))
+        local virtual, left = real, 0
+        if real >= 0 then
+            left = math.max(real - now_real, 0)
+            virtual = now_virtual + math.ceil(left / resolution) * resolution
+            fresh = fresh + 1
+        end
+        redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual),
+            key .. "|left", tostring(left))
     end
 end
-return 0
+return { fresh, overrun, now_real - last }
 "#,
     )
 });
@@ -76,6 +106,7 @@ local now_virtual = tonumber(ARGV[1])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expired = {}
+redis.call("HSET", KEYS[1], "|last", tostring(now_real))
 for i = 2, #KEYS do
     local key = KEYS[i]
     local virtual = tonumber(redis.call("HGET", KEYS[1], key .. "|virtual") or "-2")
@@ -88,7 +119,7 @@ for i = 2, #KEYS do
         else
             local real = now_real + (virtual - now_virtual)
             redis.call("PEXPIREAT", key, real)
-            redis.call("HSET", KEYS[1], key .. "|real", tostring(real))
+            redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(virtual - now_virtual))
         end
     end
 end
@@ -120,21 +151,51 @@ impl Clock {
         self.now_ms
     }
 
-    /// Notes TTLs set since the last call; run after every client command.
-    pub fn settle(&self, con: &mut Connection) -> RedisResult<()> {
+    /// Notes TTLs set since the last call; run after the grader's own
+    /// commands.
+    pub fn settle(&self, con: &mut Connection) -> Result<(), GradeError> {
+        self.look(con, None)
+    }
+
+    /// Like [`Clock::settle`], after a client command sent at `sent`: a TTL
+    /// that command set is read back as it was when the command ran, which
+    /// only holds while less than [`RESOLUTION_MS`] has passed since.
+    pub fn settle_after(&self, con: &mut Connection, sent: Instant) -> Result<(), GradeError> {
+        self.look(con, Some(sent))
+    }
+
+    fn look(&self, con: &mut Connection, sent: Option<Instant>) -> Result<(), GradeError> {
         let mut call = SETTLE.prepare_invoke();
         for key in &self.keys {
             call.key(key);
         }
-        call.arg(self.now_ms)
-            .arg(RESOLUTION_MS)
-            .invoke::<i64>(con)?;
+        let (fresh, overrun, gap): (u64, u64, i64) =
+            call.arg(self.now_ms).arg(RESOLUTION_MS).invoke(con)?;
+        if overrun > 0 {
+            return Err(stall::stalled(format!(
+                "{} of real time passed between two steps, and a timed key's real expiry came \
+                 before its virtual one",
+                stall::shown(Duration::from_millis(gap.max(0) as u64))
+            )));
+        }
+        let late = sent.map(|at| at.elapsed()).unwrap_or_default();
+        if fresh > 0 && late > Duration::from_millis(RESOLUTION_MS) {
+            return Err(stall::stalled(format!(
+                "{} of real time passed between a command that set a TTL and the clock's look at \
+                 it, more than the {RESOLUTION_MS} ms it absorbs",
+                stall::shown(late)
+            )));
+        }
         Ok(())
     }
 
     /// Moves virtual time forward to `t_ms` (never back) and returns the timed
     /// keys that expired on the way.
-    pub fn advance_to(&mut self, con: &mut Connection, t_ms: u64) -> RedisResult<Vec<String>> {
+    pub fn advance_to(
+        &mut self,
+        con: &mut Connection,
+        t_ms: u64,
+    ) -> Result<Vec<String>, GradeError> {
         // A client command may have set a TTL that nobody has looked at yet.
         self.settle(con)?;
         self.now_ms = self.now_ms.max(t_ms);
@@ -142,7 +203,7 @@ impl Clock {
         for key in &self.keys {
             call.key(key);
         }
-        call.arg(self.now_ms).invoke(con)
+        Ok(call.arg(self.now_ms).invoke(con)?)
     }
 
     /// The virtual expiry of a timed key, as of the last settle.

@@ -1,6 +1,7 @@
 //! What can stop the grader itself (as opposed to a learner's lock failing a
-//! check): no Redis to run against, or a Redis command of the grader's own that
-//! failed. Both end a check with a message saying what to do.
+//! check): no Redis to run against, a Redis command of the grader's own that
+//! failed, or a machine that stalled under the check. Each ends a check with a
+//! message saying what to do.
 
 use crate::server::ServerError;
 
@@ -12,5 +13,29 @@ pub enum GradeError {
     Server(#[from] ServerError),
     /// A command the grader sent to observe or set up a scenario failed.
     #[error("the grader's own Redis command failed: {}", crate::server::explain(.0))]
-    Redis(#[from] redis::RedisError),
+    Redis(redis::RedisError),
+    /// The run could not claim a key prefix of its own on the server.
+    #[error(
+        "the grader could not claim a key prefix of its own: {0} \
+         (its Redis user needs SET and PEXPIRE on keys under GRADER_KEY_PREFIX, default dlcourse:)"
+    )]
+    Claim(String),
+    /// Real time jumped under the check (a stopped process, a starved CPU), so
+    /// the virtual clock cannot vouch for what Redis did meanwhile.
+    #[error("the machine stalled ({0}): not a verdict on your lock; run again")]
+    Stalled(String),
+}
+
+impl From<redis::RedisError> for GradeError {
+    /// An interrupted system call on a grader's connection is what a process
+    /// stopped and continued (Ctrl-Z, `fg`) sees on a socket with a timeout:
+    /// a stall, which [`crate::stall`] answers by running the check again.
+    fn from(e: redis::RedisError) -> GradeError {
+        if crate::stall::is_interrupted(&e) {
+            crate::stall::noticed();
+            GradeError::Stalled(format!("a system call was interrupted: {e}"))
+        } else {
+            GradeError::Redis(e)
+        }
+    }
 }

@@ -12,8 +12,12 @@
 //!   `redis-server`);
 //! - [`world`] gives each scenario its own keys, and [`clock`] runs their
 //!   expiry on virtual time, so a 40 s pause costs nothing;
+//! - [`prefix`] claims a key prefix no other run sharing the server can have;
 //! - [`wire`] is the connection a lock talks through, and [`sandbox`] runs
 //!   the lock's code so that a panic or an endless loop fails one check only;
+//!   [`confine`] decides which commands and keys the wire lets through, and
+//!   [`acl`] makes Redis itself hold scripts to the same keys;
+//! - [`stall`] tells a stalled machine apart from a broken lock;
 //! - [`scenario`] describes the course's stories, [`run`] plays them and
 //!   records a [`timeline`], and [`verdict`] names the rules a safe lock keeps;
 //! - [`probe`] steps in between two commands, at every boundary in turn;
@@ -23,12 +27,15 @@
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
 
+pub mod acl;
 pub mod catalogue;
 pub mod checks;
 pub mod clock;
+pub mod confine;
 pub mod demos;
 pub mod error;
 pub mod lock;
+pub mod prefix;
 pub mod probe;
 pub mod reference;
 pub mod report;
@@ -36,6 +43,7 @@ pub mod run;
 pub mod sandbox;
 pub mod scenario;
 pub mod server;
+pub mod stall;
 pub mod verdict;
 pub mod wire;
 pub mod world;

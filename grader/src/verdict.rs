@@ -43,6 +43,9 @@ pub enum Property {
     CounterEndsRight,
     /// The run matches the reference run second by second.
     SameAsReference,
+    /// The lock sends only the commands the exercises need, on the keys it
+    /// was handed (see [`crate::confine`]).
+    KeepsToItsKeys,
 }
 
 impl Property {
@@ -77,6 +80,9 @@ impl Property {
             }
             Property::CounterEndsRight => "the counter must end where the scenario says",
             Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
+            Property::KeepsToItsKeys => {
+                "a lock sends only the commands the exercises need, on the keys it is handed"
+            }
         }
     }
 
@@ -129,6 +135,12 @@ impl Property {
             Property::CounterEndsRight | Property::SameAsReference => {
                 "Compare your run with the expected one below: the first second where they differ is where to look."
             }
+            Property::KeepsToItsKeys => {
+                "Use only the key names your function receives (the lock, the fence counter, the row), and \
+                 in a Lua script only the keys it declares in KEYS. Commands that reach the whole server \
+                 (FLUSHALL, FLUSHDB, KEYS, CONFIG, CLIENT, SHUTDOWN, SCRIPT FLUSH) are refused: other \
+                 people's data may share this Redis."
+            }
         }
     }
 
@@ -141,7 +153,8 @@ impl Property {
             | Property::AcquireRespectsHolder
             | Property::LockHasTtl
             | Property::NoImmortalLock
-            | Property::OneWinner => {
+            | Property::OneWinner
+            | Property::KeepsToItsKeys => {
                 "1, Why a lock, and the single-instance lock (book/src/single-instance.md)"
             }
             Property::ReleaseFreesOwnLock

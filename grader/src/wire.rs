@@ -14,19 +14,27 @@
 //!   Trying this at every command boundary is how a check catches a lock that
 //!   does in two commands what must happen in one;
 //! - can take turns with other wires ([`Turns`]) so that three clients racing
-//!   for a lock interleave command by command, the same way on every run.
+//!   for a lock interleave command by command, the same way on every run;
+//! - refuses, before it goes out, any command that is not one the exercises
+//!   need or that names a key its world did not hand over ([`crate::confine`]);
+//!   where the grader may create Redis users, the connection is also signed in
+//!   as one limited to those keys ([`crate::acl`]), which holds Lua scripts too.
 //!
 //! Redis-rs retries a script it finds missing (`NOSCRIPT`, then `SCRIPT LOAD`).
 //! Those two steps change nothing in the data, so they are neither counted nor
-//! shown: a report reads the same whether the script was cached or not.
+//! shown: a report reads the same whether the script was cached or not. Any
+//! other `SCRIPT` command is shown like every command.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
+use redis::{Connection, ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
+use crate::acl;
+use crate::confine::{self, Ledger, Refusal};
 use crate::error::GradeError;
+use crate::stall;
 use crate::world::{SharedWorld, World, enter};
 
 /// What the lock's code hears when it goes on after its check has ended
@@ -158,12 +166,24 @@ pub struct Wire {
     crashed: bool,
     intervention: Option<Intervention>,
     turns: Option<(Arc<Turns>, usize)>,
+    /// The keys the world handed over: the only ones a command may name.
+    handed: Vec<String>,
+    /// Where refusals go: the ledger of the check that opened the wire.
+    ledger: Option<Arc<Ledger>>,
+    /// A `NOSCRIPT` reply came: the `SCRIPT LOAD` that follows is redis-rs's.
+    reloading: bool,
 }
 
 impl Wire {
     /// A wire for a new client of `world`.
     pub fn open(world: &SharedWorld) -> Result<Wire, GradeError> {
-        let inner = enter(world).client_connection()?;
+        let (mut inner, handed) = {
+            let world = enter(world);
+            let keys = &world.keys;
+            let handed = vec![keys.lock.clone(), keys.fence.clone(), keys.row.clone()];
+            (world.client_connection()?, handed)
+        };
+        acl::confine(&mut inner, &handed)?;
         Ok(Wire {
             inner,
             world: Arc::downgrade(world),
@@ -172,6 +192,9 @@ impl Wire {
             crashed: false,
             intervention: None,
             turns: None,
+            handed,
+            ledger: confine::current_ledger(),
+            reloading: false,
         })
     }
 
@@ -276,35 +299,93 @@ impl Wire {
         Ok(())
     }
 
-    /// Everything that happens after a reply came back.
-    fn after_command(&mut self, packed: &[u8], reply: &RedisResult<Value>) -> RedisResult<()> {
+    /// Everything that happens after a reply came back to a command sent at
+    /// `sent`.
+    fn after_command(
+        &mut self,
+        packed: &[u8],
+        reply: &RedisResult<Value>,
+        sent: Instant,
+    ) -> RedisResult<()> {
         let args = unpack(packed);
-        let is_script_reload = args
-            .first()
-            .is_some_and(|a| a.eq_ignore_ascii_case(b"SCRIPT"))
-            || matches!(reply, Ok(Value::ServerError(e)) if e.code() == "NOSCRIPT");
-        if is_script_reload {
+        if let Err(e) = reply
+            && stall::is_interrupted(e)
+        {
+            stall::noticed();
+        }
+        if matches!(reply, Ok(Value::ServerError(e)) if e.code() == "NOSCRIPT") {
+            self.reloading = true;
             return Ok(());
         }
-        let world = self.world()?;
-        let world = enter(&world);
-        let command = args
-            .iter()
-            .map(|a| show_arg(&world.keys.display(&String::from_utf8_lossy(a))))
-            .collect::<Vec<_>>()
-            .join(" ");
+        if std::mem::take(&mut self.reloading) && confine::name_of(&args) == "SCRIPT|LOAD" {
+            return Ok(());
+        }
+        let by_redis = confine::refused_by_redis(reply).map(|denial| Refusal {
+            command: confine::name_of(&args),
+            why: format!(
+                "it reached beyond the check's keys or the exercises' commands, and Redis \
+                 refused it: {denial}"
+            ),
+        });
         let reply = match reply {
             Ok(value) => show_value(value),
             Err(e) => format!("(error) {e}"),
         };
-        drop(world);
-        self.steps.push(Step::Sent { command, reply });
-        self.sent.fetch_add(1, Ordering::Relaxed);
-        enter(&self.world()?).settle().map_err(grader_trouble)?;
+        self.record(&args, reply, by_redis);
+        enter(&self.world()?)
+            .settle_after(sent)
+            .map_err(grader_trouble)?;
         if let Some((turns, me)) = &self.turns {
             turns.pass(*me);
         }
         Ok(())
+    }
+
+    /// Adds a command to the call's record and counts it; a refused one also
+    /// goes to the check's ledger.
+    fn record(&mut self, args: &[Vec<u8>], reply: String, refusal: Option<Refusal>) {
+        let command = match self.world.upgrade() {
+            Some(world) => {
+                let world = enter(&world);
+                args.iter()
+                    .map(|a| show_arg(&world.keys.display(&String::from_utf8_lossy(a))))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+            None => args
+                .iter()
+                .map(|a| show_arg(&String::from_utf8_lossy(a)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        self.steps.push(Step::Sent { command, reply });
+        self.sent.fetch_add(1, Ordering::Relaxed);
+        if let (Some(refusal), Some(ledger)) = (refusal, &self.ledger) {
+            ledger.note(refusal, self.steps.clone());
+        }
+    }
+
+    /// Refuses the command(s) in `packed` without sending anything: the lock's
+    /// code gets an error reply that says why, and the record shows it.
+    fn refuse(&mut self, packed: &[u8], refusal: Refusal) -> RedisError {
+        let why = refusal.why.clone();
+        // The record only marks it; the report's first lines say why.
+        self.record(
+            &unpack(packed),
+            "(refused by the grader)".into(),
+            Some(refusal),
+        );
+        if let Some((turns, me)) = &self.turns {
+            turns.pass(*me);
+        }
+        RedisError::from((ErrorKind::Client, "refused by the grader", why))
+    }
+
+    /// The first command in `packed` that may not go out, and why.
+    fn judge(&self, packed: &[u8]) -> Option<Refusal> {
+        unpack_all(packed)
+            .iter()
+            .find_map(|args| confine::judge(args, &self.handed).err())
     }
 }
 
@@ -327,13 +408,18 @@ impl Drop for Wire {
 impl ConnectionLike for Wire {
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
         self.before_command()?;
+        if let Some(refusal) = self.judge(cmd) {
+            return Err(self.refuse(cmd, refusal));
+        }
+        let sent = Instant::now();
         let reply = self.inner.req_packed_command(cmd);
-        self.after_command(cmd, &reply)?;
+        self.after_command(cmd, &reply, sent)?;
         reply
     }
 
     /// A pipeline is one step: the grader does not step in between its
-    /// commands (in a `MULTI`/`EXEC` nobody can).
+    /// commands (in a `MULTI`/`EXEC` nobody can). One refused command keeps
+    /// the whole pipeline from going out.
     fn req_packed_commands(
         &mut self,
         cmd: &[u8],
@@ -341,12 +427,16 @@ impl ConnectionLike for Wire {
         count: usize,
     ) -> RedisResult<Vec<Value>> {
         self.before_command()?;
+        if let Some(refusal) = self.judge(cmd) {
+            return Err(self.refuse(&pipeline_label(cmd), refusal));
+        }
+        let sent = Instant::now();
         let replies = self.inner.req_packed_commands(cmd, offset, count);
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
             .map_err(|e| e.clone());
-        self.after_command(&pipeline_label(cmd), &shown)?;
+        self.after_command(&pipeline_label(cmd), &shown, sent)?;
         replies
     }
 

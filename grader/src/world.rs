@@ -22,7 +22,7 @@ use crate::server;
 pub const FIRST_FENCE_COUNTER: u64 = 32;
 
 /// How long the grader's own keys survive a killed test process, in ms.
-const SAFETY_TTL_MS: u64 = 3_600_000;
+pub const SAFETY_TTL_MS: u64 = 3_600_000;
 
 /// The key names of one world. All share one prefix that nothing else uses.
 #[derive(Clone, Debug)]
@@ -39,20 +39,20 @@ pub struct Keys {
 }
 
 impl Keys {
-    fn fresh() -> Keys {
+    fn fresh() -> Result<Keys, GradeError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let prefix = format!(
-            "dlcourse:{}:{}:",
-            std::process::id(),
+            "{}{}:",
+            crate::prefix::run()?,
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        Keys {
+        Ok(Keys {
             lock: format!("{prefix}lock"),
             fence: format!("{prefix}lock:fence"),
             row: format!("{prefix}row"),
             clock: format!("{prefix}clock"),
             prefix,
-        }
+        })
     }
 
     /// `arg` with this world's prefix removed, so that reports say `lock`
@@ -104,7 +104,7 @@ impl World {
     /// fence counter at [`FIRST_FENCE_COUNTER`], and the row `{ value: 0, fence: 0 }`.
     pub fn open() -> Result<World, GradeError> {
         let mut con = server::shared()?.connect()?;
-        let keys = Keys::fresh();
+        let keys = Keys::fresh()?;
         redis::pipe()
             .atomic()
             .cmd("SET")
@@ -161,7 +161,12 @@ impl World {
 
     /// Notes TTLs that client commands have set.
     pub fn settle(&mut self) -> Result<(), GradeError> {
-        Ok(self.clock.settle(&mut self.con)?)
+        self.clock.settle(&mut self.con)
+    }
+
+    /// Notes the TTL a client command sent at `sent` may have set.
+    pub fn settle_after(&mut self, sent: std::time::Instant) -> Result<(), GradeError> {
+        self.clock.settle_after(&mut self.con, sent)
     }
 
     /// Moves virtual time to `t_ms`; returns true when the lock key expired.
@@ -178,6 +183,8 @@ impl World {
 
     /// The token in the lock key, if any.
     pub fn lock_value(&mut self) -> Result<Option<String>, GradeError> {
+        // The look also tells whether real time took the key away meanwhile.
+        self.settle()?;
         Ok(redis::cmd("GET")
             .arg(&self.keys.lock)
             .query(&mut self.con)?)
@@ -221,6 +228,7 @@ impl World {
 
 impl Drop for World {
     fn drop(&mut self) {
+        crate::acl::world_closed(&self.keys.lock);
         // Best effort: the safety TTLs clean up if this fails.
         let _ = redis::cmd("DEL")
             .arg(&self.keys.all()[..])
