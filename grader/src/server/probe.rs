@@ -38,7 +38,11 @@ pub(super) const MIN_VERSION: (u32, u32) = (7, 0);
 
 /// The key [`probe`] reads the expiry of: it never exists, and it is under the course's prefix, so
 /// a user limited to that prefix may read it.
-const PROBE_KEY: &str = "dlcourse:server-probe";
+/// The key the probe reads, under the course prefix (`GRADER_KEY_PREFIX`, default `dlcourse:`),
+/// so that a user limited to that prefix may read it.
+fn probe_key() -> String {
+    format!("{}server-probe", crate::prefix::course())
+}
 
 /// How long the look at what answers on a port that is not Redis may take.
 const SNIFF_TIMEOUT: Duration = Duration::from_secs(1);
@@ -97,7 +101,7 @@ pub(super) fn probe(url: &str) -> Result<String, ProbeError> {
         return Err(ProbeError::TooOld(version.clone()));
     }
     let expires: Result<i64, RedisError> = redis::cmd("PEXPIRETIME")
-        .arg(PROBE_KEY)
+        .arg(probe_key())
         .query(&mut connection);
     match expires {
         Ok(_) => Ok(version.unwrap_or_else(|| "unknown".to_owned())),
