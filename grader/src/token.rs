@@ -14,15 +14,16 @@
 //! review, or drawing in fresh processes under a frozen clock, tells them
 //! apart; the exercise text says so.
 //!
-//! Hostile output is bounded: a token longer than [`MAX_CHARS`] is judged
-//! by its length alone, and is cut before it is kept, so a megabyte token
-//! costs one megabyte for one draw, not a thousand.
+//! Hostile output is bounded: a token longer than [`MAX_CHARS`] fails
+//! `token::unguessable` by its length alone, after one draw, and
+//! `token::unique` compares tokens whole but stops drawing at
+//! [`DRAW_BUDGET`] bytes, so a megabyte token costs milliseconds, not
+//! minutes and gigabytes.
 
 pub mod rank;
 pub mod reading;
 
 use std::collections::HashSet;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::checks::Ctx;
 use crate::error::GradeError;
@@ -44,80 +45,85 @@ pub const MIN_BITS: usize = 120;
 /// How much of a token a report shows.
 const SHOWN_CHARS: usize = 48;
 
-/// The tokens of one draw, as far as the grader keeps them.
+/// The tokens of one draw.
 #[derive(Clone, Debug, Default)]
 pub struct Drawn {
-    /// The tokens in the order drawn, each cut to [`MAX_CHARS`] characters.
+    /// The tokens in the order drawn. A token longer than [`MAX_CHARS`]
+    /// ends a [`Long::Stop`] draw and is kept cut to that length.
     pub tokens: Vec<String>,
     /// The first token longer than [`MAX_CHARS`]: its draw (from 1) and length.
     pub too_long: Option<(usize, usize)>,
-    /// How many tokens repeated an earlier one, and the first of them (cut).
-    pub repeats: (usize, Option<String>),
 }
 
-/// Whether a draw goes on after a token longer than [`MAX_CHARS`].
+/// What a draw does with tokens longer than [`MAX_CHARS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Long {
-    /// Stop there: the length alone decides.
+    /// Stop at the first: its length alone decides (`token::unguessable`).
     Stop,
-    /// Keep drawing, remembering only a digest of each token.
-    Continue,
+    /// Keep them whole, and stop once the tokens drawn hold [`DRAW_BUDGET`]
+    /// bytes (`token::unique`): a repeat found is a repeat, and tokens that
+    /// long fail `token::unguessable` anyway.
+    Budget,
 }
 
-/// Draws [`DRAWS`] tokens from `new_token` in one isolated call.
+/// The most bytes of tokens a [`Long::Budget`] draw keeps: room for a
+/// thousand tokens of [`MAX_CHARS`] characters of any width, or sixteen of
+/// a megabyte.
+pub const DRAW_BUDGET: usize = 16 << 20;
+
+/// Draws up to [`DRAWS`] tokens from `new_token` in one isolated call.
 ///
-/// Each token is compared with the earlier ones by its length and a 128-bit
-/// digest, then cut to [`MAX_CHARS`]; the learner's string is dropped at
-/// once, so memory stays bounded whatever its size.
+/// Memory and time stay bounded whatever the tokens' size: a long token is
+/// cut ([`Long::Stop`]) or ends the draw once the budget is spent
+/// ([`Long::Budget`]).
 pub fn draw(new_token: NewTokenFn, long: Long) -> Result<Drawn, Failure> {
     sandbox::isolated(move || {
         let mut drawn = Drawn::default();
-        let mut seen = HashSet::new();
+        let mut bytes = 0;
         for n in 1..=DRAWS {
             let mut token = new_token();
-            if !seen.insert(digest(&token)) {
-                drawn.repeats.0 += 1;
-                drawn.repeats.1.get_or_insert_with(|| shown(&token));
-            }
+            bytes += token.len();
             if let Some((cut, _)) = token.char_indices().nth(MAX_CHARS) {
-                let chars = MAX_CHARS + token[cut..].chars().count();
-                drawn.too_long.get_or_insert((n, chars));
-                token.truncate(cut);
+                if drawn.too_long.is_none() {
+                    drawn.too_long = Some((n, MAX_CHARS + token[cut..].chars().count()));
+                }
                 if long == Long::Stop {
+                    token.truncate(cut);
                     drawn.tokens.push(token);
                     break;
                 }
             }
             drawn.tokens.push(token);
+            if bytes >= DRAW_BUDGET {
+                break;
+            }
         }
         drawn
     })
 }
 
-/// A token's length and two independent 64-bit hashes of it: equal tokens
-/// always agree, different ones collide with probability about 2^-128.
-fn digest(token: &str) -> (usize, u64, u64) {
-    let mut a = DefaultHasher::new();
-    token.hash(&mut a);
-    let mut b = DefaultHasher::new();
-    0x5eed_u16.hash(&mut b);
-    token.hash(&mut b);
-    (token.len(), a.finish(), b.finish())
-}
-
 /// A token as a report shows it: quoted, escaped, at most [`SHOWN_CHARS`].
 fn shown(token: &str) -> String {
     match token.char_indices().nth(SHOWN_CHARS) {
-        Some((cut, _)) => format!("{:?}…", &token[..cut]),
+        Some((cut, _)) => {
+            let quoted = format!("{:?}", &token[..cut]);
+            format!("{}…\"", quoted.strip_suffix('"').unwrap_or(&quoted))
+        }
         None => format!("{token:?}"),
     }
 }
 
 /// Why the tokens of a draw repeat, if they do.
 pub fn repeated(drawn: &Drawn) -> Option<Violation> {
-    let (count, first) = &drawn.repeats;
-    let first = first.as_ref()?;
-    let what = format!("of {DRAWS} tokens, {count} repeated an earlier one (e.g. {first})");
+    let mut seen = HashSet::new();
+    let mut repeats = drawn.tokens.iter().filter(|t| !seen.insert(t.as_str()));
+    let first = repeats.next()?;
+    let what = format!(
+        "of {} tokens, {} repeated an earlier one (e.g. {})",
+        drawn.tokens.len(),
+        1 + repeats.count(),
+        shown(first)
+    );
     Some(Violation::anytime(Property::TokensUnique, what))
 }
 
@@ -125,7 +131,7 @@ pub fn repeated(drawn: &Drawn) -> Option<Violation> {
 pub fn guessable(drawn: &Drawn) -> Option<Violation> {
     let what = if let Some((n, chars)) = drawn.too_long {
         format!(
-            "tokens of {chars} characters (draw {n} of {DRAWS}): keep them under {MAX_CHARS}; \
+            "tokens of {chars} characters (draw {n} of {DRAWS}): keep them under {MAX_CHARS} characters; \
              20 random bytes take 40 as hex, 27 as base64"
         )
     } else if let Some(n) = drawn.tokens.iter().position(String::is_empty) {
@@ -136,8 +142,8 @@ pub fn guessable(drawn: &Drawn) -> Option<Violation> {
             Reading::Bits {
                 random,
                 encoding,
-                compared,
                 length,
+                ..
             } => {
                 let example = drawn
                     .tokens
@@ -145,9 +151,8 @@ pub fn guessable(drawn: &Drawn) -> Option<Violation> {
                     .find(|t| t.chars().count() == length)
                     .map_or_else(String::new, |t| shown(t));
                 format!(
-                    "your tokens carry {random} random bits, read as {encoding} over {compared} \
-                     tokens of {length} characters (e.g. {example}); a good token carries \
-                     {MIN_BITS} or more, like 20 random bytes as 40 hex digits"
+                    "your tokens (e.g. {example}) carry {random} random bits, read as {encoding}; \
+                     a good token carries {MIN_BITS} or more, like 20 random bytes as 40 hex digits"
                 )
             }
             Reading::Scattered { lengths, most } => format!(
@@ -162,7 +167,11 @@ pub fn guessable(drawn: &Drawn) -> Option<Violation> {
 
 /// The check `token::unique`.
 pub fn unique(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    Ok(judged(ctx, draw(ctx.lock.new_token, Long::Continue), repeated))
+    Ok(judged(
+        ctx,
+        draw(ctx.lock.new_token, Long::Budget),
+        repeated,
+    ))
 }
 
 /// The check `token::unguessable`.
@@ -215,7 +224,10 @@ mod tests {
             ..Drawn::default()
         })
         .expect("fails");
-        assert!(v.to_string().contains("tokens of 1048576 characters"), "{v}");
+        assert!(
+            v.to_string().contains("tokens of 1048576 characters"),
+            "{v}"
+        );
     }
 
     #[test]
@@ -223,20 +235,16 @@ mod tests {
         let mut tokens = vec!["ab".to_string(); 10];
         tokens[4].clear();
         let v = guessable(&drawn(tokens)).expect("fails");
-        assert!(v.to_string().contains("draw 5 of 1000 returned an empty token"), "{v}");
+        assert!(
+            v.to_string()
+                .contains("draw 5 of 1000 returned an empty token"),
+            "{v}"
+        );
     }
 
     #[test]
     fn shown_tokens_are_cut_and_escaped() {
         assert_eq!(shown("a\nb"), "\"a\\nb\"");
-        assert_eq!(shown(&"x".repeat(100)), format!("{:?}…", "x".repeat(48)));
-    }
-
-    #[test]
-    fn digests_tell_tokens_apart() {
-        assert_eq!(digest("abc"), digest("abc"));
-        assert_ne!(digest("abc"), digest("abd"));
-        let (_, a, b) = digest("abc");
-        assert_ne!(a, b);
+        assert_eq!(shown(&"x".repeat(100)), format!("\"{}…\"", "x".repeat(48)));
     }
 }

@@ -46,8 +46,8 @@ impl fmt::Display for Encoding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Encoding::Decimal => write!(f, "decimal numbers"),
-            Encoding::Hex => write!(f, "hexadecimal"),
-            Encoding::Base64 => write!(f, "base64"),
+            Encoding::Hex => write!(f, "hexadecimal digits"),
+            Encoding::Base64 => write!(f, "base64 characters"),
             Encoding::Text { symbols } => write!(f, "text of {symbols} different characters"),
         }
     }
@@ -151,12 +151,29 @@ fn base64_value(c: char) -> Option<u32> {
     })
 }
 
-/// The bit columns of `tokens` (all of one length) in `encoding`.
+/// The bit columns of `tokens` (all of one length) in `encoding`: column
+/// `j` holds bit `j` of every token, counted from the lowest bit of the last
+/// character (numbers are right-aligned, whatever their width).
 fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
-    let rows: Vec<Vec<bool>> = match encoding {
-        Encoding::Decimal => tokens.iter().map(|t| decimal_bits(t)).collect(),
-        Encoding::Hex => symbol_bits(tokens, 4, |c| c.to_digit(16).unwrap_or(0)),
-        Encoding::Base64 => symbol_bits(tokens, 6, |c| base64_value(c).unwrap_or(0)),
+    let mut columns = Vec::new();
+    let mut set = |sample: usize, bit: usize| {
+        if columns.len() <= bit {
+            columns.resize(bit + 1, Column::zeros(tokens.len()));
+        }
+        columns[bit].set(sample);
+    };
+    match encoding {
+        Encoding::Decimal => {
+            for (sample, t) in tokens.iter().enumerate() {
+                for (i, limb) in decimal_limbs(t).into_iter().enumerate() {
+                    for b in (0..32).filter(|b| limb >> b & 1 == 1) {
+                        set(sample, 32 * i + b);
+                    }
+                }
+            }
+        }
+        Encoding::Hex => symbol_bits(tokens, 4, |c| c.to_digit(16).unwrap_or(0), set),
+        Encoding::Base64 => symbol_bits(tokens, 6, |c| base64_value(c).unwrap_or(0), set),
         Encoding::Text { symbols } => {
             let alphabet: Vec<char> = tokens
                 .iter()
@@ -165,44 +182,40 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
                 .collect::<BTreeSet<char>>()
                 .into_iter()
                 .collect();
-            let width = usize::BITS - (symbols.saturating_sub(1)).leading_zeros();
-            symbol_bits(tokens, width.max(1) as usize, |c| {
-                alphabet.binary_search(&c).unwrap_or(0) as u32
-            })
-        }
-    };
-    // Numbers are right-aligned: bit 0 is the lowest, whatever the width.
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut columns = vec![Column::zeros(rows.len()); width];
-    for (sample, row) in rows.iter().enumerate() {
-        for (bit, _) in row.iter().enumerate().filter(|(_, set)| **set) {
-            columns[bit].set(sample);
+            let width = usize::BITS - symbols.saturating_sub(1).leading_zeros();
+            symbol_bits(
+                tokens,
+                width.max(1) as usize,
+                |c| alphabet.binary_search(&c).unwrap_or(0) as u32,
+                set,
+            );
         }
     }
     columns
 }
 
-/// Each character's `width` bits, lowest first, the last character lowest.
-fn symbol_bits(tokens: &[Vec<char>], width: usize, value: impl Fn(char) -> u32) -> Vec<Vec<bool>> {
-    tokens
-        .iter()
-        .map(|t| {
-            t.iter()
-                .rev()
-                .flat_map(|&c| {
-                    let v = value(c);
-                    (0..width).map(move |b| v >> b & 1 == 1)
-                })
-                .collect()
-        })
-        .collect()
+/// Sets, for each token, the `width` bits of each character's value.
+fn symbol_bits(
+    tokens: &[Vec<char>],
+    width: usize,
+    value: impl Fn(char) -> u32,
+    mut set: impl FnMut(usize, usize),
+) {
+    for (sample, t) in tokens.iter().enumerate() {
+        for (position, &c) in t.iter().rev().enumerate() {
+            let v = value(c);
+            for b in (0..width).filter(|b| v >> b & 1 == 1) {
+                set(sample, position * width + b);
+            }
+        }
+    }
 }
 
-/// A decimal number's binary digits, lowest first.
-fn decimal_bits(digits: &[char]) -> Vec<bool> {
-    // Little-endian 32-bit limbs; times ten plus a digit, carried in u64.
+/// A decimal number in little-endian 32-bit limbs.
+fn decimal_limbs(digits: &[char]) -> Vec<u32> {
     let mut limbs: Vec<u32> = Vec::new();
     for d in digits {
+        // Times ten plus the digit, carried in u64.
         let mut carry = d.to_digit(10).unwrap_or(0) as u64;
         for limb in &mut limbs {
             let v = *limb as u64 * 10 + carry;
@@ -214,9 +227,6 @@ fn decimal_bits(digits: &[char]) -> Vec<bool> {
         }
     }
     limbs
-        .iter()
-        .flat_map(|&l| (0..32).map(move |b| l >> b & 1 == 1))
-        .collect()
 }
 
 #[cfg(test)]
@@ -256,18 +266,31 @@ mod tests {
     }
 
     #[test]
-    fn decimal_digits_become_the_numbers_bits() {
-        let bits = decimal_bits(&"300".chars().collect::<Vec<_>>());
-        let value: u64 = bits
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (*b as u64) << i)
-            .sum();
-        assert_eq!(value, 300);
-        let big = u128::MAX.to_string().chars().collect::<Vec<_>>();
-        let bits = decimal_bits(&big);
-        assert_eq!(bits.iter().filter(|b| **b).count(), 128);
-        assert_eq!(bits.len(), 128);
+    fn decimal_digits_become_the_numbers_limbs() {
+        let digits = |s: &str| s.chars().collect::<Vec<_>>();
+        assert_eq!(decimal_limbs(&digits("300")), vec![300]);
+        assert_eq!(decimal_limbs(&digits("0")), Vec::<u32>::new());
+        assert_eq!(
+            decimal_limbs(&digits(&u128::MAX.to_string())),
+            vec![u32::MAX; 4]
+        );
+        assert_eq!(
+            decimal_limbs(&digits("4294967296")),
+            vec![0, 1],
+            "2^32 carries into a second limb"
+        );
+    }
+
+    #[test]
+    fn columns_hold_each_tokens_bits_lowest_first() {
+        let tokens: Vec<Vec<char>> = ["1f", "20"].iter().map(|t| t.chars().collect()).collect();
+        let c = columns(&tokens, &Encoding::Hex);
+        // 0x1f = bits 0-4; 0x20 = bit 5.
+        let ones: Vec<usize> = c.iter().map(Column::ones_count).collect();
+        assert_eq!(ones, vec![1, 1, 1, 1, 1, 1]);
+        let c = columns(&tokens, &Encoding::Decimal);
+        // As decimal, "1f" reads 10 (the 'f' as 0) and "20" reads 0b10100.
+        assert_eq!(c.len(), 5);
     }
 
     #[test]
@@ -353,7 +376,13 @@ mod tests {
         };
         assert_eq!(lengths, 8);
         assert!(most < MIN_ALIGNED);
-        assert_eq!(read(&[]), Reading::Scattered { lengths: 0, most: 0 });
+        assert_eq!(
+            read(&[]),
+            Reading::Scattered {
+                lengths: 0,
+                most: 0
+            }
+        );
     }
 
     #[test]
