@@ -116,7 +116,9 @@ fn token_checks() {
     for (lock, target) in [(Some(REFERENCE), "< 50 ms"), (mega, "< 500 ms")] {
         let Some(lock) = lock else { continue };
         for name in ["token::unique", "token::unguessable"] {
-            let Some(check) = grader::checks::named(name) else { continue };
+            let Some(check) = grader::checks::named(name) else {
+                continue;
+            };
             let mut times: Vec<Duration> = (0..20)
                 .map(|_| {
                     let started = Instant::now();

@@ -58,15 +58,20 @@ impl Column {
     }
 }
 
-/// The rank over GF(2) of `columns`, all of the same length.
+/// The rank over GF(2) of `columns`, all of the same length, or `limit` if
+/// it is at least that.
 ///
 /// Each column is reduced by the basis found so far; every basis vector has
 /// a zero at the pivot of each one found before it, so reducing in order
 /// clears every pivot, and what remains is either zero (dependent) or a new
 /// basis vector.
-pub fn rank(columns: impl IntoIterator<Item = Column>) -> usize {
+pub fn rank(columns: impl IntoIterator<Item = Column>, limit: usize) -> usize {
     let mut basis: Vec<(usize, u64, Column)> = Vec::new();
     for mut column in columns {
+        // No more than one dimension per bit of a column: once there, stop.
+        if basis.len() >= limit || basis.len() == 64 * column.words.len() {
+            break;
+        }
         for (word, mask, b) in &basis {
             if column.words[*word] & mask != 0 {
                 column.xor(b);
@@ -79,11 +84,18 @@ pub fn rank(columns: impl IntoIterator<Item = Column>) -> usize {
     basis.len()
 }
 
-/// The affine rank of `columns` over `samples` samples: the rank with the
-/// all-ones column added, less one. A bit and its complement (`x` and
-/// `x XOR 1`) then count once, as they should.
-pub fn affine_rank(columns: impl IntoIterator<Item = Column>, samples: usize) -> usize {
-    rank(std::iter::once(Column::ones(samples)).chain(columns)) - 1
+/// The affine rank of `columns` over `samples` samples, or `limit` if it is
+/// at least that: the rank with the all-ones column added, less one. A bit
+/// and its complement (`x` and `x XOR 1`) then count once, as they should.
+pub fn affine_rank(
+    columns: impl IntoIterator<Item = Column>,
+    samples: usize,
+    limit: usize,
+) -> usize {
+    rank(
+        std::iter::once(Column::ones(samples)).chain(columns),
+        limit + 1,
+    ) - 1
 }
 
 #[cfg(test)]
@@ -103,24 +115,35 @@ mod tests {
 
     #[test]
     fn independent_columns_count_one_each() {
-        assert_eq!(rank([col("1000"), col("0100"), col("0010")]), 3);
-        assert_eq!(rank([col("1100"), col("0110"), col("0011")]), 3);
+        assert_eq!(rank([col("1000"), col("0100"), col("0010")], 9), 3);
+        assert_eq!(rank([col("1000"), col("0100"), col("0010")], 2), 2);
+        assert_eq!(rank([col("1100"), col("0110"), col("0011")], 9), 3);
     }
 
     #[test]
     fn a_repeated_or_derived_column_counts_nothing() {
-        assert_eq!(rank([col("1010"), col("1010")]), 1);
+        assert_eq!(rank([col("1010"), col("1010")], 9), 1);
         // The third is the XOR of the first two.
-        assert_eq!(rank([col("1100"), col("0110"), col("1010")]), 2);
-        assert_eq!(rank([col("0000")]), 0);
+        assert_eq!(rank([col("1100"), col("0110"), col("1010")], 9), 2);
+        assert_eq!(rank([col("0000")], 9), 0);
     }
 
     #[test]
     fn a_complement_counts_once_in_the_affine_rank() {
-        assert_eq!(rank([col("1100"), col("0011")]), 2);
-        assert_eq!(affine_rank([col("1100"), col("0011")], 4), 1);
-        assert_eq!(affine_rank([col("1111")], 4), 0);
-        assert_eq!(affine_rank(Vec::new(), 4), 0);
+        assert_eq!(rank([col("1100"), col("0011")], 9), 2);
+        assert_eq!(affine_rank([col("1100"), col("0011")], 4, 9), 1);
+        assert_eq!(affine_rank([col("1111")], 4, 9), 0);
+        assert_eq!(affine_rank(Vec::new(), 4, 9), 0);
+    }
+
+    #[test]
+    fn the_rank_stops_at_one_dimension_per_sample() {
+        let unit = |i: usize| {
+            let mut c = Column::zeros(64);
+            c.set(i % 64);
+            c
+        };
+        assert_eq!(rank((0..200).map(unit), 100), 64);
     }
 
     #[test]
@@ -139,10 +162,10 @@ mod tests {
         }
         // c = a XOR b, except that bit 70 cancels: c must have 70 clear.
         c.words[1] &= !(1 << (70 - 64));
-        assert_eq!(rank([a.clone(), b.clone(), c]), 2);
+        assert_eq!(rank([a.clone(), b.clone(), c], 9), 2);
         let mut d = a.clone();
         d.set(5);
-        assert_eq!(rank([a, b, d]), 3);
+        assert_eq!(rank([a, b, d], 9), 3);
         assert_eq!(Column::ones(n).ones_count(), n);
     }
 }

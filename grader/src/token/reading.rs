@@ -13,7 +13,8 @@
 //! columns that are about as often 1 as 0 are kept, and the random bits are
 //! their [affine rank](super::rank::affine_rank). A counter, a clock or a
 //! value printed twice has few independent columns however it is printed,
-//! and the count cannot exceed them.
+//! and the count cannot exceed them. At most [`MOST_COMPARED`] tokens and
+//! [`MOST_BITS`] bits are counted, which bounds the work on any input.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -26,6 +27,14 @@ use super::rank::{Column, affine_rank};
 /// 2^-127.
 pub const MIN_ALIGNED: usize = 250;
 
+/// The most tokens of one length compared: more would cost time and change
+/// no verdict, as 2^(123-400) is nothing.
+pub const MOST_COMPARED: usize = 400;
+
+/// The most random bits counted: enough to tell 160 from 120, and a bound
+/// on the work hostile tokens can cause.
+pub const MOST_BITS: usize = 256;
+
 /// How the random part of the tokens was decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Encoding {
@@ -35,6 +44,8 @@ pub enum Encoding {
     Hex,
     /// Base64 characters (standard or URL-safe), 6 bits each.
     Base64,
+    /// Nothing to decode: every token is the same text.
+    Fixed,
     /// Anything else: each character a symbol of the alphabet seen.
     Text {
         /// How many different characters the tokens use.
@@ -45,6 +56,7 @@ pub enum Encoding {
 impl fmt::Display for Encoding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Encoding::Fixed => write!(f, "text that never changes"),
             Encoding::Decimal => write!(f, "decimal numbers"),
             Encoding::Hex => write!(f, "hexadecimal digits"),
             Encoding::Base64 => write!(f, "base64 characters"),
@@ -58,11 +70,12 @@ impl fmt::Display for Encoding {
 pub enum Reading {
     /// The tokens of the most common length, decoded.
     Bits {
-        /// The random bits found: the rank of the balanced columns.
+        /// The random bits found: the rank of the balanced columns, at most
+        /// [`MOST_BITS`].
         random: usize,
         /// How their varying part was decoded.
         encoding: Encoding,
-        /// How many tokens were compared.
+        /// How many tokens were compared, at most [`MOST_COMPARED`].
         compared: usize,
         /// Their length, in characters.
         length: usize,
@@ -98,6 +111,7 @@ pub fn read(tokens: &[String]) -> Reading {
             most: aligned.len(),
         };
     }
+    let aligned = &aligned[..aligned.len().min(MOST_COMPARED)];
     let varying: Vec<Vec<char>> = {
         let moving: Vec<usize> = (0..length)
             .filter(|&i| aligned.iter().any(|t| t[i] != aligned[0][i]))
@@ -115,7 +129,7 @@ pub fn read(tokens: &[String]) -> Reading {
         8 * ones >= samples && 8 * ones <= 7 * samples
     });
     Reading::Bits {
-        random: affine_rank(balanced, samples),
+        random: affine_rank(balanced, samples, MOST_BITS),
         encoding,
         compared: samples,
         length,
@@ -125,7 +139,9 @@ pub fn read(tokens: &[String]) -> Reading {
 /// The one encoding every token's varying characters fit, narrowest first.
 fn detect(tokens: &[Vec<char>]) -> Encoding {
     let all = |f: fn(&char) -> bool| tokens.iter().flatten().all(f);
-    if all(char::is_ascii_digit) {
+    if tokens.iter().all(Vec::is_empty) {
+        Encoding::Fixed
+    } else if all(char::is_ascii_digit) {
         Encoding::Decimal
     } else if all(char::is_ascii_hexdigit) {
         Encoding::Hex
@@ -163,6 +179,7 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
         columns[bit].set(sample);
     };
     match encoding {
+        Encoding::Fixed => {}
         Encoding::Decimal => {
             for (sample, t) in tokens.iter().enumerate() {
                 for (i, limb) in decimal_limbs(t).into_iter().enumerate() {
@@ -344,6 +361,20 @@ mod tests {
     }
 
     #[test]
+    fn the_count_stops_at_its_bound() {
+        let tokens = sample(1000, |b| {
+            (0..4).map(|_| format!("{:032x}", b.u128())).collect()
+        });
+        let Reading::Bits {
+            random, compared, ..
+        } = read(&tokens)
+        else {
+            panic!("one length")
+        };
+        assert_eq!((random, compared), (MOST_BITS, MOST_COMPARED));
+    }
+
+    #[test]
     fn fixed_characters_are_set_aside() {
         let tokens = sample(1000, |b| {
             let h = format!("{:032x}", b.u128());
@@ -388,6 +419,6 @@ mod tests {
     #[test]
     fn constant_tokens_have_no_random_bits() {
         let tokens = sample(1000, |_| "my-lock-token".into());
-        assert_eq!(random_bits(read(&tokens)).0, 0);
+        assert_eq!(random_bits(read(&tokens)), (0, Encoding::Fixed));
     }
 }
