@@ -129,7 +129,7 @@ fn base64(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     if held > 0 {
         out.push(alphabet[((bits << (6 - held)) & 63) as usize] as char);
     }
-    while pad && out.len() % 4 != 0 {
+    while pad && !out.len().is_multiple_of(4) {
         out.push('=');
     }
     out
