@@ -5,14 +5,16 @@
 //! the tokens, so it draws a thousand and asks two questions of them. Are
 //! any two equal? And how many of their bits are random? The second is
 //! answered by [`reading`]: decode the tokens, line their bits up, and count
-//! the independent ones ([`rank`]). The count is exact for tokens built from
-//! random bits, a clock or a counter however they are printed, so a correct
-//! token passes and a weak one fails on every run, not by luck.
+//! the independent ones ([`rank`]). The count never exceeds the bits a
+//! clock, a counter or a repeated value moves, and finds every bit of a
+//! random token but for odds far below 2^-100, so a correct token passes and
+//! a weak one fails on every run, not by luck.
 //!
-//! What the count cannot see: a pseudo-random generator seeded from the
-//! clock (or from a constant) prints tokens that look random. Only code
-//! review, or drawing in fresh processes under a frozen clock, tells them
-//! apart; the exercise text says so.
+//! What the count cannot see: bits derived from few others by a non-linear
+//! function look random to it. A hash of a counter, or a pseudo-random
+//! generator seeded from the clock (or from a constant), prints tokens that
+//! pass. Only code review, or drawing in fresh processes under a frozen
+//! clock, tells them apart; the exercise text says so.
 //!
 //! Hostile output is bounded: a token longer than [`MAX_CHARS`] fails
 //! `token::unguessable` by its length alone, after one draw, and
