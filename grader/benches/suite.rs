@@ -5,7 +5,7 @@
 //!   Redis (target: under 10 s each);
 //! - the 40 s-pause scenario alone (target: under 100 ms);
 //! - the token checks on the reference token (target: under 50 ms) and on
-//!   a megabyte token (under 500 ms);
+//!   a megabyte token (under 1 s);
 //! - with `-- --cold-build` after it, the cold build of `cargo test -p exercises` in a
 //!   fresh target directory, which is what a learner waits for first
 //!   (target: under 2.5 min; takes minutes to measure).
@@ -113,7 +113,7 @@ fn token_checks() {
         .iter()
         .find(|w| w.lock.name == "megabyte token")
         .map(|w| w.lock);
-    for (lock, target) in [(Some(REFERENCE), "< 50 ms"), (mega, "< 500 ms")] {
+    for (lock, target) in [(Some(REFERENCE), "< 50 ms"), (mega, "< 1 s")] {
         let Some(lock) = lock else { continue };
         for name in ["token::unique", "token::unguessable"] {
             let Some(check) = grader::checks::named(name) else {
