@@ -11,6 +11,13 @@
 /// The Redis documentation suggests 20 random bytes. Hex, base64 or a UUID v4
 /// all do, as long as about 128 bits or more are random.
 ///
+/// The grader counts how many bits of your tokens are random, whatever their
+/// encoding, but it cannot see where the bits came from: a generator seeded
+/// from the clock (or from a fixed number) prints tokens that look just as
+/// random, yet anyone who knows roughly when it was seeded can replay them.
+/// Only the operating system's random source will do; the checks cannot tell
+/// the difference, so that part is up to you.
+///
 /// Checks: `cargo test -p exercises token::`
 pub fn new_token() -> String {
     // TODO: fill a byte array from the OS random source with

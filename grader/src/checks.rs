@@ -11,7 +11,6 @@
 //! every command boundary, and a scenario played with the lock and compared,
 //! rule by rule and then second by second, with the reference lock's run.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use crate::clock::Expiry;
@@ -71,12 +70,12 @@ pub const CHECKS: &[Check] = &[
     Check {
         name: "token::unique",
         shows: "a thousand tokens are a thousand different tokens",
-        run: token_unique,
+        run: crate::token::unique,
     },
     Check {
         name: "token::unguessable",
         shows: "tokens carry about 128 random bits or more",
-        run: token_unguessable,
+        run: crate::token::unguessable,
     },
     Check {
         name: "acquire::takes_a_free_lock",
@@ -420,69 +419,6 @@ fn ttl_violation(
         )),
         Expiry::Missing => None,
     })
-}
-
-// ---------------------------------------------------------------- token
-
-/// A thousand tokens, drawn in one isolated call.
-fn thousand_tokens(ctx: &Ctx<'_>) -> Result<Vec<String>, Verdict> {
-    let new_token = ctx.lock.new_token;
-    sandbox::isolated(move || (0..1000).map(|_| new_token()).collect::<Vec<_>>())
-        .map_err(|f| failed(ctx, "new_token", f, &[]))
-}
-
-fn token_unique(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let tokens = called!(thousand_tokens(ctx));
-    let mut seen = HashSet::new();
-    let repeated: Vec<&String> = tokens.iter().filter(|t| !seen.insert(*t)).collect();
-    if let Some(first) = repeated.first() {
-        let what = format!(
-            "of 1000 tokens, {} repeated an earlier one (e.g. {first:?})",
-            repeated.len()
-        );
-        return Ok(Verdict::Fail(Box::new(Report::broken(
-            ctx.check,
-            ctx.lock.name,
-            Violation::anytime(Property::TokensUnique, what),
-            vec![],
-        ))));
-    }
-    Ok(Verdict::Pass)
-}
-
-/// About how many bits of a token vary from one draw to the next: for each
-/// character position, log2 of how many different characters appeared there
-/// across the sample.
-pub fn estimated_bits(tokens: &[String]) -> f64 {
-    let len = tokens.iter().map(|t| t.chars().count()).min().unwrap_or(0);
-    let columns: Vec<Vec<char>> = tokens.iter().map(|t| t.chars().collect()).collect();
-    (0..len)
-        .map(|i| {
-            let distinct: HashSet<char> = columns.iter().map(|c| c[i]).collect();
-            (distinct.len() as f64).log2()
-        })
-        .sum()
-}
-
-/// Tokens below this many estimated bits fail; a UUID v4 carries 122.
-const MIN_TOKEN_BITS: f64 = 120.0;
-
-fn token_unguessable(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let tokens = called!(thousand_tokens(ctx));
-    let bits = estimated_bits(&tokens);
-    if bits < MIN_TOKEN_BITS {
-        let sample = tokens.first().cloned().unwrap_or_default();
-        let what = format!(
-            "your tokens (such as {sample:?}) vary in only about {bits:.0} bits from one draw to the next"
-        );
-        return Ok(Verdict::Fail(Box::new(Report::broken(
-            ctx.check,
-            ctx.lock.name,
-            Violation::anytime(Property::TokensUnguessable, what),
-            vec![],
-        ))));
-    }
-    Ok(Verdict::Pass)
 }
 
 // ---------------------------------------------------------------- acquire

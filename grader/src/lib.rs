@@ -22,7 +22,8 @@
 //!   records a [`timeline`], and [`verdict`] names the rules a safe lock keeps;
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
-//!   [`report`] what a learner reads when one fails;
+//!   [`report`] what a learner reads when one fails; [`token`] holds the
+//!   first exercise's judge and checks;
 //! - [`demos`] lists the timelines the book shows;
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
@@ -44,6 +45,7 @@ pub mod sandbox;
 pub mod scenario;
 pub mod server;
 pub mod stall;
+pub mod token;
 pub mod verdict;
 pub mod wire;
 pub mod world;

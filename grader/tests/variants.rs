@@ -61,11 +61,48 @@ fn watch_multi_storage() {
     passes_every_check("WATCH/MULTI storage");
 }
 
+// ---- Tokens in other encodings.
+
+#[test]
+fn unpadded_hex_tokens() {
+    passes_every_check("unpadded hex tokens");
+}
+
+#[test]
+fn uppercase_hex_tokens() {
+    passes_every_check("uppercase hex tokens");
+}
+
+#[test]
+fn decimal_u128_tokens() {
+    passes_every_check("decimal u128 tokens");
+}
+
+#[test]
+fn decimal_20_byte_tokens() {
+    passes_every_check("decimal 20-byte tokens");
+}
+
+#[test]
+fn padded_standard_base64_tokens() {
+    passes_every_check("padded standard base64 tokens");
+}
+
+#[test]
+fn simple_uuid_tokens() {
+    passes_every_check("simple UUID tokens");
+}
+
+#[test]
+fn prefixed_hex_tokens() {
+    passes_every_check("prefixed hex tokens");
+}
+
 #[test]
 fn every_variant_has_a_test_above() {
     assert_eq!(
         ALL.len(),
-        8,
+        15,
         "a new variant needs its own test in this file"
     );
 }

@@ -57,6 +57,43 @@ pub const ALL: &[Lock] = &[
         fenced_write: optimistic_write,
         ..REFERENCE
     },
+    // ---- Tokens of 122 or more random bits in other encodings: the
+    // random-bit count of `token::unguessable` must pass each on every run.
+    Lock {
+        name: "unpadded hex tokens",
+        new_token: unpadded_hex_token,
+        ..REFERENCE
+    },
+    Lock {
+        name: "uppercase hex tokens",
+        new_token: uppercase_hex_token,
+        ..REFERENCE
+    },
+    Lock {
+        name: "decimal u128 tokens",
+        new_token: decimal_u128_token,
+        ..REFERENCE
+    },
+    Lock {
+        name: "decimal 20-byte tokens",
+        new_token: decimal_20_byte_token,
+        ..REFERENCE
+    },
+    Lock {
+        name: "padded standard base64 tokens",
+        new_token: padded_base64_token,
+        ..REFERENCE
+    },
+    Lock {
+        name: "simple UUID tokens",
+        new_token: simple_uuid_token,
+        ..REFERENCE
+    },
+    Lock {
+        name: "prefixed hex tokens",
+        new_token: prefixed_hex_token,
+        ..REFERENCE
+    },
 ];
 
 fn random_bytes<const N: usize>() -> [u8; N] {
@@ -68,21 +105,32 @@ fn random_bytes<const N: usize>() -> [u8; N] {
 
 /// 16 random bytes in URL-safe base64, without padding (22 characters).
 fn base64_token() -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let bytes = random_bytes::<16>();
+    base64(
+        &random_bytes::<16>(),
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+        false,
+    )
+}
+
+/// `bytes` in base64 with `alphabet`, padded with `=` to a multiple of 4
+/// characters if `pad`.
+fn base64(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     let mut bits: u32 = 0;
     let mut held = 0;
     let mut out = String::new();
-    for b in bytes {
+    for &b in bytes {
         bits = (bits << 8) | b as u32;
         held += 8;
         while held >= 6 {
             held -= 6;
-            out.push(ALPHABET[((bits >> held) & 63) as usize] as char);
+            out.push(alphabet[((bits >> held) & 63) as usize] as char);
         }
     }
     if held > 0 {
-        out.push(ALPHABET[((bits << (6 - held)) & 63) as usize] as char);
+        out.push(alphabet[((bits << (6 - held)) & 63) as usize] as char);
+    }
+    while pad && !out.len().is_multiple_of(4) {
+        out.push('=');
     }
     out
 }
@@ -267,4 +315,69 @@ fn optimistic_write<C: ConnectionLike>(
     Err(redis::RedisError::from(std::io::Error::other(
         "the row kept changing",
     )))
+}
+
+// ---------------------------------------------------------------- tokens
+
+/// 16 random bytes as one number.
+fn random_u128() -> u128 {
+    u128::from_be_bytes(random_bytes::<16>())
+}
+
+/// 128 random bits as hex without leading zeros: 32 digits or fewer.
+fn unpadded_hex_token() -> String {
+    format!("{:x}", random_u128())
+}
+
+/// 128 random bits as 32 uppercase hex digits.
+fn uppercase_hex_token() -> String {
+    format!("{:032X}", random_u128())
+}
+
+/// 128 random bits in decimal: up to 39 digits.
+fn decimal_u128_token() -> String {
+    random_u128().to_string()
+}
+
+/// 20 random bytes as one big decimal number: up to 49 digits.
+fn decimal_20_byte_token() -> String {
+    let mut n = random_bytes::<20>();
+    let mut digits = Vec::new();
+    // Long division by ten, most significant byte first, until nothing is left.
+    while n.iter().any(|&b| b != 0) {
+        let mut rest = 0u32;
+        for b in n.iter_mut() {
+            let v = (rest << 8) | *b as u32;
+            *b = (v / 10) as u8;
+            rest = v % 10;
+        }
+        digits.push(char::from(b'0' + rest as u8));
+    }
+    if digits.is_empty() {
+        digits.push('0');
+    }
+    digits.iter().rev().collect()
+}
+
+/// 20 random bytes in standard base64 with padding (28 characters).
+fn padded_base64_token() -> String {
+    base64(
+        &random_bytes::<20>(),
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+        true,
+    )
+}
+
+/// A UUID version 4 without hyphens (32 hex digits).
+fn simple_uuid_token() -> String {
+    uuid_token().replace('-', "")
+}
+
+/// A fixed prefix, then 16 random bytes as hex.
+fn prefixed_hex_token() -> String {
+    let hex: String = random_bytes::<16>()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("lock-{hex}")
 }

@@ -204,6 +204,71 @@ pub const ALL: &[Wrong] = &[
         fails: "storage::fences_reads",
         breaks: Property::StorageRemembersHighest,
     },
+    // ---- Tokens with too few random bits, however they are printed: the
+    // random-bit count of `token::unguessable` must fail each on every run.
+    Wrong {
+        lock: Lock {
+            name: "32-bit token",
+            new_token: token_32_bits,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "nanosecond clock token",
+            new_token: nanosecond_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "seconds-and-nanoseconds token",
+            new_token: seconds_nanos_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "counter token",
+            new_token: counter_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "counter behind a random prefix",
+            new_token: prefixed_counter_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "64 random bits printed twice",
+            new_token: doubled_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
+        lock: Lock {
+            name: "megabyte token",
+            new_token: megabyte_token,
+            ..REFERENCE
+        },
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
 ];
 
 /// The same token every time: two clients then release each other's locks.
@@ -508,4 +573,71 @@ fn unfenced_read<C: ConnectionLike>(
 ) -> RedisResult<Option<i64>> {
     let value: Option<i64> = redis::cmd("HGET").arg(row).arg("value").query(con)?;
     Ok(Some(value.unwrap_or(0)))
+}
+
+// ---------------------------------------------------------------- weak tokens
+
+/// `N` bytes from the OS random source; zeros if it fails, which these
+/// wrong tokens can afford.
+fn os_random<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    let _ = getrandom::fill(&mut bytes);
+    bytes
+}
+
+/// The time since the Unix epoch (zero before it).
+fn since_epoch() -> std::time::Duration {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
+/// 4 random bytes: 4 billion tokens, tried in minutes.
+fn token_32_bits() -> String {
+    format!("{:08x}", u32::from_be_bytes(os_random::<4>()))
+}
+
+/// Nanoseconds since the epoch: anyone who knows roughly when the lock was
+/// taken can try the few million values around it.
+fn nanosecond_token() -> String {
+    since_epoch().as_nanos().to_string()
+}
+
+/// Seconds, then nanoseconds, unpadded: the same clock in other digits.
+fn seconds_nanos_token() -> String {
+    let t = since_epoch();
+    format!("{}{}", t.as_secs(), t.subsec_nanos())
+}
+
+/// A process-wide counter: the next token is the last one plus one.
+fn counter_token() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed).to_string()
+}
+
+/// A random prefix drawn once per process, then a counter: one token gives
+/// away every later one.
+fn prefixed_counter_token() -> String {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PREFIX: OnceLock<u64> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let prefix = PREFIX.get_or_init(|| u64::from_be_bytes(os_random::<8>()));
+    format!("{prefix:016x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// 32 hex digits, but the second half repeats the first: 64 random bits.
+fn doubled_token() -> String {
+    let r = u64::from_be_bytes(os_random::<8>());
+    format!("{r:016x}{r:016x}")
+}
+
+/// 20 random bytes as hex, then a megabyte of zeros: too long to be a token.
+fn megabyte_token() -> String {
+    let hex: String = os_random::<20>()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    hex + &"0".repeat(1 << 20)
 }
