@@ -19,6 +19,9 @@
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails;
+//! - [`harness`] runs each check in a process of its own, for
+//!   `cargo test -p exercises`, so that every check ends with a verdict or
+//!   fails;
 //! - [`demos`] lists the timelines the book shows;
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
@@ -28,6 +31,7 @@ pub mod checks;
 pub mod clock;
 pub mod demos;
 pub mod error;
+pub mod harness;
 pub mod lock;
 pub mod probe;
 pub mod reference;
