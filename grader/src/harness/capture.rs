@@ -62,13 +62,14 @@ impl Output {
         self.head.is_empty()
     }
 
-    /// Whether the end of the output holds Rust's "memory allocation of N
-    /// bytes failed", which precedes the abort of a failed allocation.
-    pub(super) fn ends_with_allocation_failure(&self) -> bool {
-        let end = if self.tail.is_empty() { &self.head } else { &self.tail };
-        let text = String::from_utf8_lossy(&end[end.len().saturating_sub(1024)..]);
-        text.lines()
-            .any(|l| l.starts_with("memory allocation of ") && l.ends_with(" bytes failed"))
+    /// Whether the output holds Rust's "memory allocation of N bytes
+    /// failed", which comes before the abort of a failed allocation.
+    pub(super) fn tells_of_allocation_failure(&self) -> bool {
+        [&self.head, &self.tail].iter().any(|part| {
+            String::from_utf8_lossy(part)
+                .lines()
+                .any(|l| l.starts_with("memory allocation of ") && l.ends_with(" bytes failed"))
+        })
     }
 
     /// The output as lines to show, each behind `prefix`, with control
@@ -124,9 +125,9 @@ mod tests {
     }
 
     #[test]
-    fn an_allocation_failure_is_recognised_at_the_end() {
+    fn an_allocation_failure_is_recognised() {
         let output = Output::read(&b"hello\nmemory allocation of 1073741824 bytes failed\n"[..]);
-        assert!(output.ends_with_allocation_failure());
-        assert!(!Output::read(&b"hello\n"[..]).ends_with_allocation_failure());
+        assert!(output.tells_of_allocation_failure());
+        assert!(!Output::read(&b"hello\n"[..]).tells_of_allocation_failure());
     }
 }

@@ -50,7 +50,7 @@ pub const TIME_LIMIT: Duration = Duration::from_secs(60);
 /// The address space a check's process may use. A check needs a few dozen
 /// MiB; a token or a loop that grows without bound stops here, before it
 /// makes the machine swap.
-pub const MEMORY_LIMIT: u64 = 1024 * 1024 * 1024;
+pub const MEMORY_LIMIT: u64 = 512 * 1024 * 1024;
 
 /// The environment variable that sets the time limit, in seconds.
 pub const TIME_LIMIT_VAR: &str = "GRADER_CHECK_TIME_LIMIT";
@@ -109,6 +109,17 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
             return FAILED;
         }
     };
+    // Redis first: its one-line notice on stderr comes before the results.
+    let prepared = if selected.is_empty() {
+        Ok(None)
+    } else {
+        server::shared()
+            .map_err(|e| e.to_string())
+            .and_then(|server| match std::env::current_exe() {
+                Ok(exe) => Ok(Some((server, exe))),
+                Err(e) => Err(format!("the harness cannot find its own test binary: {e}")),
+            })
+    };
     let started = Instant::now();
     let mut printer =
         summary::Printer::new(lock.name, args.quiet, args.show_output, selected.len());
@@ -135,28 +146,23 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
             shown += 1;
         }
     };
-    if !selected.is_empty() {
-        match (server::shared(), std::env::current_exe()) {
-            (Ok(server), Ok(exe)) => {
-                let env = [
-                    ("GRADER_REDIS".to_string(), "url".to_string()),
-                    ("REDIS_URL".to_string(), server.url().to_string()),
-                ];
-                run_all(&exe, &selected, &env, limits, jobs, |i, f| show(i, f, &mut out));
-            }
-            (Err(e), _) => {
-                let _ = writeln!(out, "\nerror: {e}\n");
-                let reason = "the grader could not run this check: it found no Redis server \
-                              (why, and what to do, is said above)";
-                for i in 0..selected.len() {
-                    show(i, not_run(reason), &mut out);
-                }
-            }
-            (_, Err(e)) => {
-                let reason = format!("the grader cannot find its own test binary to run the check in: {e}");
-                for i in 0..selected.len() {
-                    show(i, not_run(&reason), &mut out);
-                }
+    match prepared {
+        Ok(None) => {}
+        Ok(Some((server, exe))) => {
+            let env = [
+                ("GRADER_REDIS".to_string(), "url".to_string()),
+                ("REDIS_URL".to_string(), server.url().to_string()),
+            ];
+            run_all(&exe, &selected, &env, limits, jobs, |i, f| {
+                show(i, f, &mut out)
+            });
+        }
+        Err(e) => {
+            let _ = writeln!(out, "\nerror: {e}\n");
+            let reason = "the grader could not run this check (why, and what to do, is said \
+                          above the results)";
+            for i in 0..selected.len() {
+                show(i, not_run(reason), &mut out);
             }
         }
     }

@@ -102,6 +102,7 @@ pub enum End {
     },
 }
 
+/// Reads after "its process": "its process exited with status 3".
 impl fmt::Display for End {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -112,8 +113,8 @@ impl fmt::Display for End {
             End::Exited { code } => write!(f, "exited with status {code}"),
             End::Signaled { signal } if signal == libc::SIGABRT => write!(
                 f,
-                "aborted (SIGABRT): std::process::abort(), or a panic while a panic was \
-                 unwinding, such as a panic in a Drop"
+                "was aborted (SIGABRT: std::process::abort(), or a panic while another \
+                 panic was unwinding, such as a panic in a Drop)"
             ),
             End::Signaled { signal } if signal == libc::SIGKILL => write!(
                 f,
@@ -122,11 +123,11 @@ impl fmt::Display for End {
             End::Signaled { signal } => write!(f, "was killed by signal {}", signal_name(signal)),
             End::OutOfMemory { limit_mib } => write!(
                 f,
-                "ran out of memory: it asked for more than the {limit_mib} MiB a check may use"
+                "ran out of memory (it asked for more than the {limit_mib} MiB a check may use)"
             ),
             End::TimedOut { limit_secs } => write!(
                 f,
-                "was still running after {limit_secs} s of real time, and was stopped"
+                "was still running after {limit_secs} s of real time, and was killed"
             ),
         }
     }
@@ -163,7 +164,7 @@ impl fmt::Display for Cause {
         match self {
             Cause::NoVerdict { end } => write!(
                 f,
-                "the check's process {end}, before the check gave a verdict"
+                "the check gave no verdict: its process {end}"
             ),
             Cause::EndedAfterVerdict { end } => write!(
                 f,

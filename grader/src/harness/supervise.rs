@@ -187,7 +187,7 @@ fn has_ended(pid: libc::pid_t) -> io::Result<bool> {
 fn end_of(status: ExitStatus, output: &Output, limits: Limits) -> End {
     match (status.code(), status.signal()) {
         (Some(code), _) => End::Exited { code },
-        (None, Some(libc::SIGABRT)) if output.ends_with_allocation_failure() => End::OutOfMemory {
+        (None, Some(libc::SIGABRT)) if output.tells_of_allocation_failure() => End::OutOfMemory {
             limit_mib: limits.memory / (1024 * 1024),
         },
         (None, Some(signal)) => End::Signaled { signal },
