@@ -40,7 +40,10 @@ impl Run {
             .find(&start)
             .unwrap_or_else(|| panic!("no report for {check}:\n{}", self.stdout));
         let rest = &self.stdout[from + start.len()..];
-        let end = rest.find("\n----").or_else(|| rest.find("\nfailures:")).unwrap_or(rest.len());
+        let end = rest
+            .find("\n----")
+            .or_else(|| rest.find("\nfailures:"))
+            .unwrap_or(rest.len());
         &rest[..end]
     }
 }
@@ -71,8 +74,14 @@ fn fails_with(lock: &str, cause: &str, env: &[(&str, &str)]) -> Run {
     let run = grade(lock, &["--exact", FAILS, PASSES], env);
     let all = format!("{}\n{}", run.stdout, run.stderr);
     assert_eq!(run.code, Some(101), "{all}");
-    assert!(run.stdout.contains(&format!("test {FAILS} ... FAILED\n")), "{all}");
-    assert!(run.stdout.contains(&format!("test {PASSES} ... ok\n")), "{all}");
+    assert!(
+        run.stdout.contains(&format!("test {FAILS} ... FAILED\n")),
+        "{all}"
+    );
+    assert!(
+        run.stdout.contains(&format!("test {PASSES} ... ok\n")),
+        "{all}"
+    );
     let report = run.report_of(FAILS);
     assert!(report.contains(cause), "expected {cause:?} in:\n{report}");
     assert_eq!(
@@ -87,8 +96,15 @@ fn fails_with(lock: &str, cause: &str, env: &[(&str, &str)]) -> Run {
 fn the_reference_lock_passes_every_check_in_order_and_exits_0() {
     let run = grade("reference", &[], &[]);
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
-    let results: Vec<&str> = run.stdout.lines().filter(|l| l.starts_with("test ")).collect();
-    let expected: Vec<String> = CHECKS.iter().map(|c| format!("test {} ... ok", c.name)).collect();
+    let results: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("test "))
+        .collect();
+    let expected: Vec<String> = CHECKS
+        .iter()
+        .map(|c| format!("test {} ... ok", c.name))
+        .collect();
     assert_eq!(results[..CHECKS.len()], expected[..], "{}", run.stdout);
     assert_eq!(
         run.summaries(),
@@ -112,9 +128,14 @@ fn an_abort_is_a_failed_check() {
 
 #[test]
 fn a_panic_while_unwinding_is_a_failed_check_with_its_message() {
-    let run = fails_with("panics-while-unwinding", "its process was aborted (SIGABRT", &[]);
+    let run = fails_with(
+        "panics-while-unwinding",
+        "its process was aborted (SIGABRT",
+        &[],
+    );
     assert!(
-        run.report_of(FAILS).contains("  │ thread caused non-unwinding panic. aborting."),
+        run.report_of(FAILS)
+            .contains("  │ thread caused non-unwinding panic. aborting."),
         "{}",
         run.stdout
     );
@@ -150,7 +171,11 @@ fn fake_result_lines_are_shown_under_the_failure_and_not_counted() {
                 "{line:?}"
             );
         }
-        assert!(run.report_of(FAILS).contains(&format!("  │ \\r{fake}")), "{}", run.stdout);
+        assert!(
+            run.report_of(FAILS).contains(&format!("  │ \\r{fake}")),
+            "{}",
+            run.stdout
+        );
     }
     assert!(!run.stderr.contains("test result"), "{}", run.stderr);
 }
@@ -174,7 +199,11 @@ fn a_filter_that_matches_nothing_says_so() {
 
 #[test]
 fn list_prints_the_selected_checks_as_cargo_reads_them() {
-    let run = grade("reference", &["release::", "--list", "--format", "terse"], &[]);
+    let run = grade(
+        "reference",
+        &["release::", "--list", "--format", "terse"],
+        &[],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let expected: String = CHECKS
         .iter()

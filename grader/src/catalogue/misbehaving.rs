@@ -93,12 +93,7 @@ fn aborts<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> RedisR
     std::process::abort()
 }
 
-fn fakes_results<C: ConnectionLike>(
-    _: &mut C,
-    _: &str,
-    _: &str,
-    _: Duration,
-) -> RedisResult<bool> {
+fn fakes_results<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> RedisResult<bool> {
     for line in FAKE_RESULT_LINES {
         println!("{line}");
         // A carriage return would bring it to the start of a terminal's line.
@@ -126,12 +121,7 @@ fn panics_while_unwinding<C: ConnectionLike>(
     panic!("the first panic");
 }
 
-fn hogs_memory<C: ConnectionLike>(
-    _: &mut C,
-    _: &str,
-    _: &str,
-    _: Duration,
-) -> RedisResult<bool> {
+fn hogs_memory<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> RedisResult<bool> {
     let mut hoard: Vec<Vec<u8>> = Vec::new();
     loop {
         hoard.push(vec![0u8; 64 << 20]);

@@ -63,7 +63,9 @@ impl Arguments {
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             let (name, inline) = match arg.split_once('=') {
-                Some((name, value)) if name.starts_with("--") => (name.to_string(), Some(value.to_string())),
+                Some((name, value)) if name.starts_with("--") => {
+                    (name.to_string(), Some(value.to_string()))
+                }
                 _ => (arg.clone(), None),
             };
             let mut value = |what: &str| {
@@ -174,9 +176,18 @@ mod tests {
 
     #[test]
     fn cargo_s_list_and_other_options() {
-        let args = parse(&["--list", "--format", "terse", "--color=always", "-Zunstable-options"]);
+        let args = parse(&[
+            "--list",
+            "--format",
+            "terse",
+            "--color=always",
+            "-Zunstable-options",
+        ]);
         assert!(args.list && args.quiet);
-        assert_eq!(args.ignored_options, ["--color always", "-Zunstable-options"]);
+        assert_eq!(
+            args.ignored_options,
+            ["--color always", "-Zunstable-options"]
+        );
         assert_eq!(parse(&["--test-threads=3"]).jobs, NonZeroUsize::new(3));
         assert!(Arguments::parse(["--test-threads".to_string(), "0".to_string()]).is_err());
         assert!(parse(&["--ignored"]).selects("token::unique") == false);

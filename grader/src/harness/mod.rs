@@ -171,7 +171,12 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
         .copied()
         .zip(results.into_iter().flatten())
         .collect();
-    let counts = printer.finish(&mut out, &results, checks.len() - selected.len(), started.elapsed());
+    let counts = printer.finish(
+        &mut out,
+        &results,
+        checks.len() - selected.len(),
+        started.elapsed(),
+    );
     match counts {
         // Every selected check sent a passing verdict.
         Ok(c) if c.failed == 0 && c.passed == selected.len() => 0,

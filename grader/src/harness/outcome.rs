@@ -162,22 +162,16 @@ pub enum Cause {
 impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Cause::NoVerdict { end } => write!(
-                f,
-                "the check gave no verdict: its process {end}"
-            ),
-            Cause::EndedAfterVerdict { end } => write!(
-                f,
-                "the check gave its verdict, but then its process {end}"
-            ),
-            Cause::Unreadable { problem } => write!(
-                f,
-                "the check's process sent no readable verdict: {problem}"
-            ),
-            Cause::NotStarted { error } => write!(
-                f,
-                "the grader could not start the check's process: {error}"
-            ),
+            Cause::NoVerdict { end } => write!(f, "the check gave no verdict: its process {end}"),
+            Cause::EndedAfterVerdict { end } => {
+                write!(f, "the check gave its verdict, but then its process {end}")
+            }
+            Cause::Unreadable { problem } => {
+                write!(f, "the check's process sent no readable verdict: {problem}")
+            }
+            Cause::NotStarted { error } => {
+                write!(f, "the grader could not start the check's process: {error}")
+            }
         }
     }
 }

@@ -78,7 +78,11 @@ impl<'a> Printer<'a> {
             }
             return out.flush();
         }
-        writeln!(out, "test {name} ... {}", if passed { "ok" } else { "FAILED" })
+        writeln!(
+            out,
+            "test {name} ... {}",
+            if passed { "ok" } else { "FAILED" }
+        )
     }
 
     /// The reports, the list of failures and the summary line.
@@ -95,7 +99,10 @@ impl<'a> Printer<'a> {
         let (passes, failures): (Vec<_>, Vec<_>) =
             results.iter().partition(|(_, f)| f.outcome.passed());
         if self.show_output {
-            let shown: Vec<_> = passes.iter().filter(|(_, f)| !f.output.is_empty()).collect();
+            let shown: Vec<_> = passes
+                .iter()
+                .filter(|(_, f)| !f.output.is_empty())
+                .collect();
             if !shown.is_empty() {
                 writeln!(out, "\nsuccesses:\n")?;
                 for (name, finished) in &shown {

@@ -6,6 +6,9 @@
 //! descriptor of its own, prefixed with a random nonce the child reads from
 //! its standard input before any code under test runs. Printing a verdict,
 //! exiting early, aborting, or being killed therefore cannot produce one.
+//! (Code under test shares its check's process, so code written to dig the
+//! nonce out of that process's memory could forge one; nothing a program does
+//! by mistake, or by printing, can.)
 //!
 //! The child runs in a process group of its own, with a limit on its address
 //! space, and is killed (with everything it started) when it overruns the time
@@ -250,12 +253,18 @@ mod tests {
     const CLEAN: End = End::Exited { code: 0 };
 
     fn line(outcome: &Outcome) -> String {
-        format!("{NONCE} {}\n", serde_json::to_string(outcome).expect("serialises"))
+        format!(
+            "{NONCE} {}\n",
+            serde_json::to_string(outcome).expect("serialises")
+        )
     }
 
     #[test]
     fn a_verdict_with_the_nonce_and_a_clean_exit_counts() {
-        assert_eq!(judge(CLEAN, line(&Outcome::Passed).as_bytes(), NONCE), Outcome::Passed);
+        assert_eq!(
+            judge(CLEAN, line(&Outcome::Passed).as_bytes(), NONCE),
+            Outcome::Passed
+        );
     }
 
     #[test]
@@ -270,7 +279,11 @@ mod tests {
 
     #[test]
     fn a_verdict_without_the_nonce_does_not_count() {
-        let forged = format!("{} {}\n", "f".repeat(16), serde_json::to_string(&Outcome::Passed).unwrap_or_default());
+        let forged = format!(
+            "{} {}\n",
+            "f".repeat(16),
+            serde_json::to_string(&Outcome::Passed).unwrap_or_default()
+        );
         assert!(!judge(CLEAN, forged.as_bytes(), NONCE).passed());
     }
 
@@ -279,13 +292,17 @@ mod tests {
         let two = line(&Outcome::Passed).repeat(2);
         assert!(matches!(
             judge(CLEAN, two.as_bytes(), NONCE),
-            Outcome::Crashed { cause: Cause::Unreadable { .. } }
+            Outcome::Crashed {
+                cause: Cause::Unreadable { .. }
+            }
         ));
     }
 
     #[test]
     fn a_pass_followed_by_an_abort_is_a_failure() {
-        let aborted = End::Signaled { signal: libc::SIGABRT };
+        let aborted = End::Signaled {
+            signal: libc::SIGABRT,
+        };
         assert_eq!(
             judge(aborted, line(&Outcome::Passed).as_bytes(), NONCE),
             Outcome::Crashed {
