@@ -86,10 +86,11 @@ fn supervise(
         .process_group(0);
     let channel_fd = channel_end.as_raw_fd();
     let memory = limits.memory;
+    let parent = std::process::id() as libc::pid_t;
     // SAFETY: between fork and exec the closure calls only async-signal-safe
-    // functions (fcntl, dup2, setrlimit) and allocates nothing.
+    // functions (fcntl, dup2, setrlimit, prctl, getppid) and allocates nothing.
     unsafe {
-        command.pre_exec(move || in_the_child(channel_fd, memory));
+        command.pre_exec(move || in_the_child(channel_fd, memory, parent));
     }
     let mut child = command.spawn()?;
     // Only the child may hold the write ends now, or the reads never end.
@@ -123,8 +124,8 @@ fn supervise(
 }
 
 /// Runs in the child between fork and exec: the private channel onto its
-/// agreed descriptor, and the memory limit.
-fn in_the_child(channel_fd: i32, memory: u64) -> io::Result<()> {
+/// agreed descriptor, the memory limit, and (on Linux) death with the harness.
+fn in_the_child(channel_fd: i32, memory: u64, parent: libc::pid_t) -> io::Result<()> {
     // SAFETY: plain system calls on descriptors this process owns.
     unsafe {
         if channel_fd == VERDICT_FD {
@@ -141,6 +142,16 @@ fn in_the_child(channel_fd: i32, memory: u64) -> io::Result<()> {
         };
         // Where the system has no such limit, the time limit still holds.
         let _ = libc::setrlimit(libc::RLIMIT_AS, &limit);
+        // A harness stopped by Ctrl-C can no longer enforce the time limit:
+        // the check goes with it. The signal comes when the thread that
+        // started the child ends, and that thread waits for the child.
+        #[cfg(target_os = "linux")]
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 || libc::getppid() != parent {
+            // The harness is gone already. (No allocation here: no message.)
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = parent;
     }
     Ok(())
 }
