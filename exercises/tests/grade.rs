@@ -6,6 +6,10 @@
 //! through the files in order. The `scenarios::` checks at the end play the
 //! course's stories with your whole lock.
 //!
+//! Each check runs in a process of its own: whatever your code does (exit,
+//! abort, print), every check ends with a verdict or fails, and what your
+//! code printed is shown under its failed check.
+//!
 //! Don't edit this file: the grader's own tests make sure it lists every check.
 
 use grader::Lock;
@@ -21,16 +25,15 @@ const YOURS: Lock = Lock {
     fenced_read: exercises::storage::fenced_read,
 };
 
-/// One test per check: `checks!(exercise { check, … } …)`.
+/// The checks, in the order they are reported: `checks!(exercise { check, … } …)`.
 macro_rules! checks {
     ($($exercise:ident { $($check:ident),* $(,)? })*) => {
-        $(mod $exercise {
-            $(#[test]
-            fn $check() {
-                grader::grade(concat!(stringify!($exercise), "::", stringify!($check)), &super::YOURS);
-            })*
-        })*
+        const CHECKS: &[&str] = &[$($(concat!(stringify!($exercise), "::", stringify!($check)),)*)*];
     };
+}
+
+fn main() {
+    grader::harness::main(&YOURS, CHECKS)
 }
 
 checks! {

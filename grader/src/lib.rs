@@ -24,6 +24,9 @@
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;
+//! - [`harness`] runs each check in a process of its own, for
+//!   `cargo test -p exercises`, so that every check ends with a verdict or
+//!   fails;
 //! - [`demos`] lists the timelines the book shows;
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
@@ -35,6 +38,7 @@ pub mod clock;
 pub mod confine;
 pub mod demos;
 pub mod error;
+pub mod harness;
 pub mod lock;
 pub mod prefix;
 pub mod probe;

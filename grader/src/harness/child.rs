@@ -1,0 +1,96 @@
+//! The check's side: one check, one verdict, on the private channel.
+//!
+//! A process started by the harness finds the name of its check and the
+//! number of its channel's file descriptor in its environment. Before any code
+//! under test runs, it reads the nonce from its standard input (which then
+//! stays at its end) and keeps the channel from any process that code might
+//! start. It connects to the Redis the harness chose, runs the check as
+//! [`crate::grade`] would, writes `NONCE VERDICT` as one line, and exits at
+//! once, whatever threads the code under test left running.
+
+use std::fs::File;
+use std::io::{self, BufRead, Write};
+use std::os::fd::FromRawFd;
+
+use super::outcome::Outcome;
+use crate::lock::Lock;
+use crate::server;
+
+/// The environment variable that names the check a child runs.
+pub(super) const CHECK_VAR: &str = "GRADER_HARNESS_CHECK";
+/// The environment variable that names the child's channel descriptor.
+pub(super) const VERDICT_FD_VAR: &str = "GRADER_HARNESS_VERDICT_FD";
+/// The descriptor the channel is given in the child.
+pub(super) const VERDICT_FD: i32 = 3;
+
+/// The check this process was started to run, if it is a check's process.
+pub(super) fn requested() -> Option<String> {
+    std::env::var(CHECK_VAR).ok()
+}
+
+/// Runs the check `name` on `lock`, sends the verdict and exits.
+pub(super) fn run(name: &str, lock: &Lock) -> ! {
+    let fd = match std::env::var(VERDICT_FD_VAR).map(|v| v.parse::<i32>()) {
+        Ok(Ok(fd)) if fd > 2 => fd,
+        _ => refuse(&format!(
+            "{CHECK_VAR} is set, but {VERDICT_FD_VAR} names no channel: this process runs one \
+             check for the grader's harness, which sets both; unset {CHECK_VAR} to run the tests"
+        )),
+    };
+    // SAFETY: a plain system call; a descriptor that is not open makes it fail.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
+        refuse(&format!(
+            "{VERDICT_FD_VAR}={fd} is not an open descriptor: \
+             this process runs one check for the grader's harness"
+        ));
+    }
+    // SAFETY: the descriptor is open (fcntl succeeded) and nothing else owns it.
+    let mut channel = unsafe { File::from_raw_fd(fd) };
+    let mut nonce = String::new();
+    if io::stdin().lock().read_line(&mut nonce).is_err() || nonce.trim().is_empty() {
+        refuse("no nonce on standard input: this process runs one check for the grader's harness");
+    }
+    let outcome = match quietly(server::shared) {
+        Ok(_) => Outcome::of(name, lock),
+        Err(e) => Outcome::NotRun {
+            reason: format!("the grader could not run this check: {e}"),
+        },
+    };
+    let line = match serde_json::to_string(&outcome) {
+        Ok(json) => format!("{} {json}\n", nonce.trim()),
+        // Nothing to send: the harness reports the missing verdict.
+        Err(_) => std::process::exit(1),
+    };
+    let sent = channel.write_all(line.as_bytes()).is_ok();
+    std::process::exit(if sent { 0 } else { 1 })
+}
+
+/// Ends a process that was started as a check's but cannot be one.
+fn refuse(message: &str) -> ! {
+    eprintln!("grader harness: {message}");
+    std::process::exit(2)
+}
+
+/// Runs `f` with standard error going nowhere: the server's one-line notice
+/// belongs to the harness, which printed it already, not to each check.
+fn quietly<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: plain system calls; no code under test runs yet, so no other
+    // thread writes to standard error meanwhile.
+    unsafe {
+        let saved = libc::fcntl(2, libc::F_DUPFD_CLOEXEC, 3);
+        if saved == -1 {
+            return f();
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if null == -1 {
+            libc::close(saved);
+            return f();
+        }
+        libc::dup2(null, 2);
+        libc::close(null);
+        let value = f();
+        libc::dup2(saved, 2);
+        libc::close(saved);
+        value
+    }
+}

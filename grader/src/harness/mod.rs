@@ -1,0 +1,262 @@
+//! The test harness of `cargo test -p exercises`: a verdict for every check,
+//! or a failure.
+//!
+//! Under Rust's own test harness, the code under test shares the process
+//! that counts the results: a learner's `std::process::exit(0)` ends the run
+//! with status 0 and no result at all, an abort or a panic in a `Drop` takes
+//! every check down with it, and anything printed can pass for a result line.
+//! So `exercises/tests/grade.rs` is a test target without libtest
+//! (`harness = false`) whose `main` calls [`main`]. It runs the test binary
+//! again once per selected check ([`supervise`]), several at a time; each of
+//! these processes runs its one check ([`child`]) and sends the verdict on a
+//! private channel. A check that sends none fails, and its report says what
+//! happened to its process ([`outcome`]). The results are printed in the
+//! checks' order, in libtest's shape ([`summary`]), and the exit status is 0
+//! only when every selected check sent a passing verdict.
+//!
+//! The harness picks Redis once ([`server::shared`]) and hands it to every
+//! check's process, so a run starts one server, which goes when the run ends.
+
+pub mod arguments;
+mod capture;
+mod child;
+pub mod outcome;
+pub mod summary;
+mod supervise;
+
+use std::io::{self, Write};
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub use arguments::Arguments;
+pub use capture::Output;
+pub use outcome::{Cause, End, Outcome};
+pub use summary::Counts;
+pub use supervise::{Finished, Limits};
+
+use crate::lock::Lock;
+use crate::server;
+
+/// The real time a check's process may take, unless
+/// `GRADER_CHECK_TIME_LIMIT` says otherwise. A check calls the lock a few
+/// times, each call cut off after [`crate::sandbox::CALL_LIMIT`]; a process
+/// still running after this is stuck outside the grader's reach.
+pub const TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// The address space a check's process may use. A check needs a few dozen
+/// MiB; a token or a loop that grows without bound stops here, before it
+/// makes the machine swap.
+pub const MEMORY_LIMIT: u64 = 512 * 1024 * 1024;
+
+/// The environment variable that sets the time limit, in seconds.
+pub const TIME_LIMIT_VAR: &str = "GRADER_CHECK_TIME_LIMIT";
+
+/// The exit status of a run with a failed check, as libtest's.
+const FAILED: i32 = 101;
+
+/// The `main` of a test binary graded by the harness: runs the `checks`
+/// (named `exercise::check`, in the order to report them) on `lock`, as the
+/// command line asks, and exits with 0 only if every selected check passed.
+///
+/// In a process the harness started for one check, runs that check instead
+/// and sends its verdict.
+pub fn main(lock: &Lock, checks: &[&str]) -> ! {
+    if let Some(check) = child::requested() {
+        child::run(&check, lock);
+    }
+    let code = match Arguments::parse(std::env::args().skip(1)) {
+        Ok(args) => run(lock, checks, &args),
+        Err(e) => {
+            eprintln!("error: {e}\n\n{}", arguments::USAGE);
+            FAILED
+        }
+    };
+    std::process::exit(code)
+}
+
+/// Runs the selected checks, prints the run on stdout, and returns the exit
+/// status: 0 when every selected check sent a passing verdict.
+pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
+    let mut out = io::stdout().lock();
+    if args.help {
+        print!("{}", arguments::USAGE);
+        return 0;
+    }
+    for option in &args.ignored_options {
+        eprintln!("note: the grader's harness ignores {option}");
+    }
+    let selected: Vec<&str> = checks.iter().copied().filter(|c| args.selects(c)).collect();
+    if args.list {
+        for check in &selected {
+            let _ = writeln!(out, "{check}: test");
+        }
+        if !args.quiet {
+            let _ = writeln!(out, "\n{} tests, 0 benchmarks", selected.len());
+        }
+        return 0;
+    }
+    let limits = match time_limit() {
+        Ok(time) => Limits {
+            time,
+            memory: MEMORY_LIMIT,
+        },
+        Err(e) => {
+            eprintln!("error: {e}");
+            return FAILED;
+        }
+    };
+    // Redis first: its one-line notice on stderr comes before the results.
+    let prepared = if selected.is_empty() {
+        Ok(None)
+    } else {
+        server::shared()
+            .map_err(|e| e.to_string())
+            .and_then(|server| match std::env::current_exe() {
+                Ok(exe) => Ok(Some((server, exe))),
+                Err(e) => Err(format!("the harness cannot find its own test binary: {e}")),
+            })
+    };
+    let started = Instant::now();
+    let mut printer =
+        summary::Printer::new(lock.name, args.quiet, args.show_output, selected.len());
+    let _ = printer.start(&mut out);
+    if selected.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNo check was run: none matches {}. `cargo test -p exercises -- --list` lists them.",
+            describe_filters(args)
+        );
+    }
+    // Twice the cores: a check spends much of its time waiting on Redis.
+    let jobs = args.jobs.map_or_else(
+        || thread::available_parallelism().map_or(2, |n| 2 * n.get()),
+        NonZeroUsize::get,
+    );
+
+    let mut results: Vec<Option<Finished>> = vec![None; selected.len()];
+    let mut shown = 0;
+    let mut show = |index: usize, finished: Finished, out: &mut io::StdoutLock<'_>| {
+        results[index] = Some(finished);
+        while let Some(Some(next)) = results.get(shown) {
+            let _ = printer.result(out, selected[shown], next);
+            shown += 1;
+        }
+    };
+    match prepared {
+        Ok(None) => {}
+        Ok(Some((server, exe))) => {
+            let env = [
+                ("GRADER_REDIS".to_string(), "url".to_string()),
+                ("REDIS_URL".to_string(), server.url().to_string()),
+            ];
+            run_all(&exe, &selected, &env, limits, jobs, |i, f| {
+                show(i, f, &mut out)
+            });
+        }
+        Err(e) => {
+            let _ = writeln!(out, "\nerror: {e}\n");
+            let reason = "the grader could not run this check (why, and what to do, is said \
+                          above the results)";
+            for i in 0..selected.len() {
+                show(i, not_run(reason), &mut out);
+            }
+        }
+    }
+    // Every check has its result by now; should one be missing, it fails.
+    let results: Vec<(&str, Finished)> = selected
+        .iter()
+        .copied()
+        .zip(results)
+        .map(|(name, finished)| {
+            let lost = || not_run("the harness lost this check's result");
+            (name, finished.unwrap_or_else(lost))
+        })
+        .collect();
+    let counts = printer.finish(
+        &mut out,
+        &results,
+        checks.len() - selected.len(),
+        started.elapsed(),
+    );
+    match counts {
+        // Every selected check sent a passing verdict.
+        Ok(c) if c.failed == 0 && c.passed == selected.len() => 0,
+        _ => FAILED,
+    }
+}
+
+/// Runs each check of `selected` in a process of its own, at most `jobs` at a
+/// time, and hands each result to `each` as it comes.
+pub fn run_all(
+    exe: &Path,
+    selected: &[&str],
+    env: &[(String, String)],
+    limits: Limits,
+    jobs: usize,
+    mut each: impl FnMut(usize, Finished),
+) {
+    let next = AtomicUsize::new(0);
+    let (done, results) = mpsc::channel();
+    thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, selected.len().max(1)) {
+            let done = done.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(check) = selected.get(index) else {
+                        break;
+                    };
+                    let finished = supervise::run(exe, check, env, limits);
+                    if done.send((index, finished)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done);
+        for (index, finished) in results {
+            each(index, finished);
+        }
+    });
+}
+
+fn not_run(reason: &str) -> Finished {
+    Finished {
+        outcome: Outcome::NotRun {
+            reason: reason.to_string(),
+        },
+        output: Output::default(),
+    }
+}
+
+/// The time limit, from `GRADER_CHECK_TIME_LIMIT` or [`TIME_LIMIT`].
+fn time_limit() -> Result<Duration, String> {
+    match std::env::var(TIME_LIMIT_VAR) {
+        Err(_) => Ok(TIME_LIMIT),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
+            _ => Err(format!(
+                "{TIME_LIMIT_VAR}={v:?} is not a number of seconds above 0: set it to one, \
+                 or unset it for the default of {} s",
+                TIME_LIMIT.as_secs()
+            )),
+        },
+    }
+}
+
+fn describe_filters(args: &Arguments) -> String {
+    if args.ignored_only {
+        return "--ignored (no check is ignored)".to_string();
+    }
+    let mut parts: Vec<String> = args.filters.iter().map(|f| format!("{f:?}")).collect();
+    parts.extend(args.skip.iter().map(|s| format!("--skip {s:?}")));
+    if args.exact {
+        parts.push("--exact".to_string());
+    }
+    parts.join(" ")
+}

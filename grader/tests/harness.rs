@@ -1,0 +1,214 @@
+//! The harness of `cargo test -p exercises` gives every check a verdict or a
+//! failure, whatever the code under test does to its process: exit with
+//! status 0, abort, panic while unwinding, allocate without bound, stop, or
+//! print the harness's own lines. Each test runs the `grade-lock` binary (the
+//! harness on a lock of the catalogue) as a child, and reads what it printed
+//! and how it exited, as cargo and CI do.
+
+use std::process::Command;
+
+use grader::catalogue::misbehaving::FAKE_RESULT_LINES;
+use grader::checks::CHECKS;
+
+/// The failing check of every misbehaving lock, and one that uses only the
+/// reference solution and must pass beside it.
+const FAILS: &str = "acquire::takes_a_free_lock";
+const PASSES: &str = "release::releases_its_own_lock";
+
+/// What a run of the harness left behind.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The lines that read as libtest's summary, up to the time they took.
+    fn summaries(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .filter(|l| l.starts_with("test result:"))
+            .map(|l| l.split("finished in").next().unwrap_or(l))
+            .collect()
+    }
+
+    /// The report printed under the failed check `check`.
+    fn report_of(&self, check: &str) -> &str {
+        let start = format!("---- {check} ----\n");
+        let from = self
+            .stdout
+            .find(&start)
+            .unwrap_or_else(|| panic!("no report for {check}:\n{}", self.stdout));
+        let rest = &self.stdout[from + start.len()..];
+        let end = rest
+            .find("\n----")
+            .or_else(|| rest.find("\nfailures:"))
+            .unwrap_or(rest.len());
+        &rest[..end]
+    }
+}
+
+/// Runs the harness on the lock `lock` with the command line `args`, against
+/// this test process's Redis.
+fn grade(lock: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let server = grader::server::shared().unwrap_or_else(|e| panic!("no Redis: {e}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_grade-lock"))
+        .args(args)
+        .env("GRADER_LOCK", lock)
+        .env("GRADER_REDIS", "url")
+        .env("REDIS_URL", server.url())
+        .env_remove("GRADER_CHECK_TIME_LIMIT")
+        .envs(env.iter().copied())
+        .output()
+        .expect("grade-lock runs");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Asserts that `lock` fails `FAILS` with `cause` in its report, passes
+/// `PASSES`, exits with libtest's failure status, and is counted so.
+fn fails_with(lock: &str, cause: &str, env: &[(&str, &str)]) -> Run {
+    let run = grade(lock, &["--exact", FAILS, PASSES], env);
+    let all = format!("{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.code, Some(101), "{all}");
+    assert!(
+        run.stdout.contains(&format!("test {FAILS} ... FAILED\n")),
+        "{all}"
+    );
+    assert!(
+        run.stdout.contains(&format!("test {PASSES} ... ok\n")),
+        "{all}"
+    );
+    let report = run.report_of(FAILS);
+    assert!(report.contains(cause), "expected {cause:?} in:\n{report}");
+    assert_eq!(
+        run.summaries(),
+        ["test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 32 filtered out; "],
+        "{all}"
+    );
+    run
+}
+
+#[test]
+fn the_reference_lock_passes_every_check_in_order_and_exits_0() {
+    let run = grade("reference", &[], &[]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let results: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("test "))
+        .collect();
+    let expected: Vec<String> = CHECKS
+        .iter()
+        .map(|c| format!("test {} ... ok", c.name))
+        .collect();
+    assert_eq!(results[..CHECKS.len()], expected[..], "{}", run.stdout);
+    assert_eq!(
+        run.summaries(),
+        ["test result: ok. 34 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; "]
+    );
+}
+
+#[test]
+fn an_exit_with_status_0_is_a_failed_check() {
+    fails_with(
+        "exits",
+        "The check gave no verdict: its process exited with status 0 (something called std::process::exit)",
+        &[],
+    );
+}
+
+#[test]
+fn an_abort_is_a_failed_check() {
+    fails_with("aborts", "its process was aborted (SIGABRT", &[]);
+}
+
+#[test]
+fn a_panic_while_unwinding_is_a_failed_check_with_its_message() {
+    let run = fails_with(
+        "panics-while-unwinding",
+        "its process was aborted (SIGABRT",
+        &[],
+    );
+    assert!(
+        run.report_of(FAILS)
+            .contains("  │ thread caused non-unwinding panic. aborting."),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn allocating_without_bound_is_a_failed_check_out_of_memory() {
+    fails_with(
+        "hogs-memory",
+        "its process ran out of memory (it asked for more than the 512 MiB a check may use)",
+        &[],
+    );
+}
+
+#[test]
+fn a_process_that_never_ends_is_killed_at_the_time_limit() {
+    fails_with(
+        "stops",
+        "its process was still running after 2 s of real time, and was killed",
+        &[("GRADER_CHECK_TIME_LIMIT", "2")],
+    );
+}
+
+#[test]
+fn fake_result_lines_are_shown_under_the_failure_and_not_counted() {
+    let run = fails_with("fakes-results", "exited with status 0", &[]);
+    // Only the harness's lines start a line: the fakes are behind the bar,
+    // with their carriage returns spelled out.
+    for fake in FAKE_RESULT_LINES {
+        for line in run.stdout.lines().filter(|l| l.contains(fake)) {
+            assert!(
+                line == format!("  │ {fake}") || line == format!("  │ \\r{fake}"),
+                "{line:?}"
+            );
+        }
+        assert!(
+            run.report_of(FAILS).contains(&format!("  │ \\r{fake}")),
+            "{}",
+            run.stdout
+        );
+    }
+    assert!(!run.stderr.contains("test result"), "{}", run.stderr);
+}
+
+#[test]
+fn a_filter_that_matches_nothing_says_so() {
+    let run = grade("reference", &["no_such_check"], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert!(run.stdout.contains("running 0 tests"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("No check was run: none matches \"no_such_check\"."),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.summaries(),
+        ["test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 34 filtered out; "]
+    );
+}
+
+#[test]
+fn list_prints_the_selected_checks_as_cargo_reads_them() {
+    let run = grade(
+        "reference",
+        &["release::", "--list", "--format", "terse"],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let expected: String = CHECKS
+        .iter()
+        .filter(|c| c.name.contains("release::"))
+        .map(|c| format!("{}: test\n", c.name))
+        .collect();
+    assert_eq!(run.stdout, expected);
+}
