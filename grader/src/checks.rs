@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::clock::Expiry;
 use crate::error::GradeError;
+use crate::explore::{self, Exercise};
 use crate::lock::Lock;
 use crate::probe::{Attempt, Probe};
 use crate::reference::{self, LOCK as REFERENCE};
@@ -106,6 +107,11 @@ pub const CHECKS: &[Check] = &[
         run: acquire_crashed_holder,
     },
     Check {
+        name: "acquire::explored",
+        shows: "histories drawn from seeds, with clients stepping in: acquire does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Acquire),
+    },
+    Check {
         name: "release::releases_its_own_lock",
         shows: "release deletes the caller's own lock",
         run: release_own,
@@ -124,6 +130,11 @@ pub const CHECKS: &[Check] = &[
         name: "release::slow_job",
         shows: "the slow-job scenario: A releases after its lock expired",
         run: release_slow_job,
+    },
+    Check {
+        name: "release::explored",
+        shows: "histories drawn from seeds, with clients stepping in: release does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Release),
     },
     Check {
         name: "fencing::grants_a_token",
@@ -154,6 +165,11 @@ pub const CHECKS: &[Check] = &[
         name: "fencing::gc_pause_fenced",
         shows: "the GC-pause scenario with your fenced acquire",
         run: |c| scenario_check(c, "gc-pause-fenced", only_fencing(c.lock)),
+    },
+    Check {
+        name: "fencing::explored",
+        shows: "histories drawn from seeds, counters near 9, 99 and 2^53: acquire_fenced does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Fencing),
     },
     Check {
         name: "storage::accepts_newer_and_equal_tokens",
@@ -189,6 +205,11 @@ pub const CHECKS: &[Check] = &[
         name: "storage::long_pause_fenced",
         shows: "the 40 s pause with your storage",
         run: |c| scenario_check(c, "long-pause-fenced", only_storage(c.lock)),
+    },
+    Check {
+        name: "storage::explored",
+        shows: "histories drawn from seeds, rows missing or partial, tokens across 9 → 10: the storage does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Storage),
     },
     Check {
         name: "scenarios::normal_run",

@@ -13,4 +13,12 @@ pub enum GradeError {
     /// A command the grader sent to observe or set up a scenario failed.
     #[error("the grader's own Redis command failed: {0}")]
     Redis(#[from] redis::RedisError),
+    /// An environment variable that steers the grader holds something it cannot read.
+    #[error("{var} must be a number, in decimal or as 0x… hex, not {value:?}: fix or unset it")]
+    Setting {
+        /// The variable, e.g. `GRADER_SEED`.
+        var: &'static str,
+        /// What it held.
+        value: String,
+    },
 }

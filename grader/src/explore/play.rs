@@ -1,0 +1,490 @@
+//! Playing one history against Redis and holding every step to the model.
+//!
+//! Each client talks through a [`Wire`] of its own; the function under test
+//! runs in the sandbox, so a panic or a loop fails the history, not the
+//! grader. A client that steps in does so with the reference's functions on
+//! the grader's connection, between two commands of the call. After each
+//! step the grader reads the lock key, the counter and the row (values, and
+//! expiries from the clock) and asks the model whether any way the step may
+//! go leads there: with a client stepping in, its calls may count as coming
+//! before the call under test or after it, and with a crash, the call may
+//! have taken effect or not. When none does, the step diverged.
+
+use std::sync::{Arc, Mutex, LazyLock};
+use std::time::Duration;
+
+use redis::{RedisResult, Script};
+
+use super::history::{Actor, Call, History, Move, Step, StepIn, client_name};
+use crate::clock::Expiry;
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::model::{self, Answer, Baseline, Diff, Divergence, Expected, Observed, Op, State};
+use crate::reference;
+use crate::sandbox::{self, Failure};
+use crate::verdict::Violation;
+use crate::wire::{Action, Fired, Intervention, Step as Sent, Wire};
+use crate::world::{Keys, SAFETY_TTL_MS, SharedWorld, World, enter};
+
+/// How a history ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every step went as the model allows.
+    Pass,
+    /// Step `step` went differently, breaking this rule.
+    Diverged {
+        /// The step's index.
+        step: usize,
+        /// The function whose call diverged.
+        function: &'static str,
+        /// The rule, as the exercise's judge names it.
+        violation: Violation,
+    },
+    /// The function under test failed to return, at step `step`.
+    Failed {
+        /// The step's index.
+        step: usize,
+        /// The function.
+        function: &'static str,
+        /// How.
+        failure: Failure,
+    },
+    /// The function under test is still a stub.
+    NotStarted {
+        /// The function.
+        function: &'static str,
+        /// The stub's message.
+        message: String,
+    },
+}
+
+/// A call a client made while stepping in, with its answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// The call as text.
+    pub text: String,
+    /// The model's operation for it.
+    pub op: Op,
+    /// What it returned (`None` for a move of time).
+    pub answer: Option<Answer>,
+}
+
+/// What one step looked like, for the transcript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Virtual time when the step began, in ms.
+    pub t_ms: u64,
+    /// The call as text (`A's release(lock, "tok-A")`), or the wait.
+    pub text: String,
+    /// Whether the call ran the function under test.
+    pub yours: bool,
+    /// The commands the caller sent, with the grader's move between them.
+    pub sent: Vec<Sent>,
+    /// What the client stepping in did, with the model's answers in the
+    /// order the model tried first.
+    pub moves: Vec<(Done, Option<Expected>)>,
+    /// What the call returned (`None`: it crashed, or it is a wait).
+    pub answer: Option<Answer>,
+    /// What the model allows it to return, in the order tried first.
+    pub expected: Option<Expected>,
+    /// How Redis differs from the model, when the step diverged.
+    pub diffs: Vec<Diff>,
+}
+
+/// A played history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// Step by step, up to the end.
+    pub records: Vec<Record>,
+    /// How it ended.
+    pub end: End,
+}
+
+/// Reads the lock key, the counter and the row in one round trip; a key of
+/// the wrong type reads as `<hash>` and the like.
+static OBSERVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local function read(command, key, field)
+    local v
+    if field then v = redis.pcall(command, key, field) else v = redis.pcall(command, key) end
+    if type(v) == "table" and v.err then return "<" .. redis.call("TYPE", key).ok .. ">" end
+    return v
+end
+return cjson.encode({
+    read("GET", KEYS[1]), read("GET", KEYS[2]),
+    read("HGET", KEYS[3], "value"), read("HGET", KEYS[3], "fence"),
+})
+"#,
+    )
+});
+
+/// Plays `h` with `lock` (already the lock under test for the exercise).
+pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
+    let world = World::open_named(&h.lock, &h.fence, &h.row)?.shared();
+    let baseline = set_up(&mut enter(&world), h)?;
+    let mut model = super::generate::initial(h);
+    let mut wires: Vec<Option<Wire>> = Vec::new();
+    for _ in &h.tokens {
+        wires.push(Some(Wire::open(&world)?));
+    }
+    let mut records = Vec::new();
+    for (i, step) in h.steps.iter().enumerate() {
+        let t_ms = enter(&world).now_ms();
+        let (record, end) = match step {
+            Step::Wait(ms) => wait(&world, h, &mut model, &baseline, i, t_ms + ms)?,
+            Step::Call { client, call, step_in } => {
+                let wire = match wires[*client].take() {
+                    Some(wire) => wire,
+                    None => Wire::open(&world)?,
+                };
+                let (record, end, wire) = call_step(
+                    &world, h, lock, &mut model, &baseline, i, (*client, *call), step_in, wire,
+                )?;
+                wires[*client] = wire;
+                (record, end)
+            }
+        };
+        records.push(Record { t_ms, ..record });
+        if let Some(end) = end {
+            return Ok(Played { records, end });
+        }
+    }
+    Ok(Played {
+        records,
+        end: End::Pass,
+    })
+}
+
+/// Sets the keys up as the history's start says; returns the expiries the
+/// grader gave the counter and the row.
+fn set_up(world: &mut World, h: &History) -> Result<Baseline, GradeError> {
+    let keys = world.keys.clone();
+    let mut pipe = redis::pipe();
+    pipe.atomic();
+    if let Some(n) = h.start.counter {
+        pipe.cmd("SET").arg(&keys.fence).arg(n).arg("PX").arg(SAFETY_TTL_MS);
+    }
+    let mut fields: Vec<(&str, String)> = Vec::new();
+    if let Some(v) = h.start.row_value {
+        fields.push(("value", v.to_string()));
+    }
+    if let Some(f) = h.start.row_fence {
+        fields.push(("fence", f.to_string()));
+    }
+    if !fields.is_empty() {
+        pipe.cmd("HSET").arg(&keys.row).arg(&fields[..]);
+        pipe.cmd("PEXPIRE").arg(&keys.row).arg(SAFETY_TTL_MS);
+    }
+    if let Some((client, ttl_ms)) = h.start.lock {
+        pipe.cmd("SET").arg(&keys.lock).arg(&h.tokens[client]).arg("PX").arg(ttl_ms);
+    }
+    pipe.exec(world.con())?;
+    Ok(Baseline {
+        counter: world.expiry(&keys.fence)?,
+        row: world.expiry(&keys.row)?,
+    })
+}
+
+/// What Redis holds now.
+fn observe(world: &mut World) -> Result<Observed, GradeError> {
+    world.settle()?;
+    let keys = world.keys.clone();
+    let json: String = OBSERVE
+        .key(&keys.lock)
+        .key(&keys.fence)
+        .key(&keys.row)
+        .invoke(world.con())?;
+    let values: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap_or_default();
+    let text = |i: usize| values.get(i).and_then(|v| v.as_str()).map(str::to_string);
+    Ok(Observed {
+        lock: text(0),
+        lock_expiry: Some(world.expiry(&keys.lock)?),
+        counter: text(1),
+        counter_expiry: Some(world.expiry(&keys.fence)?),
+        row_value: text(2),
+        row_fence: text(3),
+        row_expiry: Some(world.expiry(&keys.row)?),
+    })
+}
+
+fn wait(
+    world: &SharedWorld,
+    h: &History,
+    model: &mut State,
+    baseline: &Baseline,
+    i: usize,
+    to_ms: u64,
+) -> Result<(Record, Option<End>), GradeError> {
+    let observed = {
+        let mut w = enter(world);
+        w.advance_to(to_ms)?;
+        observe(&mut w)?
+    };
+    let before = model.clone();
+    model.advance_to(to_ms);
+    let diffs = model::compare(model, &observed, baseline);
+    let text = format!("the clock moves to t = {}", crate::verdict::seconds(to_ms));
+    let end = (!diffs.is_empty()).then(|| {
+        let calls = [text.clone()];
+        let function = h.exercise_function();
+        let d = Divergence {
+            now_ms: to_ms,
+            caller: "nobody",
+            token: None,
+            fencing_token: None,
+            function,
+            calls: &calls,
+            under_test: 0,
+            before: &before,
+            after: model,
+            crashed: false,
+            diffs: &diffs,
+        };
+        End::Diverged {
+            step: i,
+            function,
+            violation: super::judge(h.exercise, &d),
+        }
+    });
+    let record = Record {
+        t_ms: 0,
+        text,
+        yours: false,
+        sent: vec![],
+        moves: vec![],
+        answer: None,
+        expected: None,
+        diffs,
+    };
+    Ok((record, end))
+}
+
+/// Runs `call` by `client` on its wire, through the sandbox.
+fn run_call(lock: &Lock, keys: &Keys, token: &str, call: Call, wire: Wire) -> (Option<Wire>, Result<Answer, Failure>) {
+    let l = *lock;
+    let (lk, fk, rk, token) = (keys.lock.clone(), keys.fence.clone(), keys.row.clone(), token.to_string());
+    sandbox::call(wire, move |w: &mut Wire| -> RedisResult<Answer> {
+        Ok(match call {
+            Call::Acquire { ttl_ms } => {
+                Answer::Bool((l.acquire)(w, &lk, &token, Duration::from_millis(ttl_ms))?)
+            }
+            Call::Release => Answer::Bool((l.release)(w, &lk, &token)?),
+            Call::AcquireFenced { ttl_ms } => Answer::Token((l.acquire_fenced)(
+                w,
+                &lk,
+                &fk,
+                &token,
+                Duration::from_millis(ttl_ms),
+            )?),
+            Call::Write { token, value } => Answer::Bool((l.fenced_write)(w, &rk, token, value)?),
+            Call::Read { token } => Answer::Read((l.fenced_read)(w, &rk, token)?),
+        })
+    })
+}
+
+/// Runs `call` with the reference, on the grader's connection.
+fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answer, GradeError> {
+    let keys = world.keys.clone();
+    let con = world.con();
+    let answer = match call {
+        Call::Acquire { ttl_ms } => Answer::Bool(reference::acquire::acquire(
+            con,
+            &keys.lock,
+            token,
+            Duration::from_millis(ttl_ms),
+        )?),
+        Call::Release => Answer::Bool(reference::release::release(con, &keys.lock, token)?),
+        Call::AcquireFenced { ttl_ms } => Answer::Token(reference::fencing::acquire_fenced(
+            con,
+            &keys.lock,
+            &keys.fence,
+            token,
+            Duration::from_millis(ttl_ms),
+        )?),
+        Call::Write { token, value } => {
+            Answer::Bool(reference::storage::fenced_write(con, &keys.row, token, value)?)
+        }
+        Call::Read { token } => Answer::Read(reference::storage::fenced_read(con, &keys.row, token)?),
+    };
+    world.settle()?;
+    Ok(answer)
+}
+
+/// The grader's move between two commands of the call.
+fn step_in_action(h: &History, caller: usize, actor: &Actor, log: Arc<Mutex<Vec<Done>>>) -> Action {
+    let caller = client_name(caller);
+    match actor.clone() {
+        Actor::Crash => {
+            Box::new(move |_| Ok(Fired::Crash(format!("here {caller} crashed: it sends nothing more"))))
+        }
+        Actor::Client { client, moves } => {
+            let token = h.tokens[client].clone();
+            let shown: Vec<Option<String>> = moves
+                .iter()
+                .map(|m| match m {
+                    Move::ExpireLock => None,
+                    Move::Call(c) => Some(c.show(h, client)),
+                })
+                .collect();
+            Box::new(move |world: &mut World| {
+                let mut said = Vec::new();
+                for (m, text) in moves.iter().zip(&shown) {
+                    let done = match (m, text) {
+                        (Move::Call(call), Some(text)) => {
+                            let answer = reference_call(world, &token, *call)?;
+                            said.push(format!("{text} → {answer}"));
+                            Done { text: text.clone(), op: call.op(&token), answer: Some(answer) }
+                        }
+                        _ => {
+                            let Expiry::At(at) = world.lock_expiry()? else { continue };
+                            world.advance_to(at)?;
+                            let text = format!("the lock expired (t = {})", crate::verdict::seconds(at));
+                            said.push(text.clone());
+                            Done { text, op: Op::AdvanceTo(at), answer: None }
+                        }
+                    };
+                    log.lock().unwrap_or_else(|p| p.into_inner()).push(done);
+                }
+                Ok(Fired::Continue(format!("here {}", said.join(", then "))))
+            })
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn call_step(
+    world: &SharedWorld,
+    h: &History,
+    lock: &Lock,
+    model: &mut State,
+    baseline: &Baseline,
+    i: usize,
+    (client, call): (usize, Call),
+    step_in: &Option<StepIn>,
+    mut wire: Wire,
+) -> Result<(Record, Option<End>, Option<Wire>), GradeError> {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    if let Some(si) = step_in {
+        let action = step_in_action(h, client, &si.actor, Arc::clone(&log));
+        wire.intervene(Intervention::before(si.before, action));
+    }
+    let keys = enter(world).keys.clone();
+    let (back, outcome) = run_call(lock, &keys, &h.tokens[client], call, wire);
+    let sent = back.as_ref().map(|w| w.steps().to_vec()).unwrap_or_default();
+    let crashed = back.as_ref().is_some_and(Wire::crashed);
+    let wire = if crashed { None } else { back };
+    let function = call.function();
+    let text = call.show(h, client);
+    let yours = h.exercise.tests(&call);
+    let mut record = Record {
+        t_ms: 0,
+        text: text.clone(),
+        yours,
+        sent,
+        moves: vec![],
+        answer: None,
+        expected: None,
+        diffs: vec![],
+    };
+    let answer = match outcome {
+        Ok(answer) => Some(answer),
+        Err(Failure::Error { .. }) if crashed => None,
+        Err(Failure::NotStarted { message }) => {
+            return Ok((record, Some(End::NotStarted { function, message }), wire));
+        }
+        Err(failure) => {
+            return Ok((record, Some(End::Failed { step: i, function, failure }), wire));
+        }
+    };
+    record.answer = answer.clone();
+    let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let observed = observe(&mut enter(world))?;
+    let own = (text, call.op(&h.tokens[client]), answer);
+    let orders = orders(own, &done, step_in);
+    let before = model.clone();
+    let mut first: Option<(usize, Tried)> = None;
+    for (o, (order, under_test)) in orders.iter().enumerate() {
+        for tried in super::linearize::tried(&before, order, *under_test, &observed, baseline) {
+            if tried.diffs.is_empty() {
+                record.expected = tried.expected.get(tried.under_test).cloned().flatten();
+                record.moves = moves_with_expectations(&done, &tried, order);
+                *model = tried.state;
+                return Ok((record, None, wire));
+            }
+            if first.is_none() {
+                first = Some((o, tried));
+            }
+        }
+    }
+    let Some((o, tried)) = first else {
+        return Ok((record, None, wire));
+    };
+    let order = &orders[o].0;
+    record.expected = tried.expected.get(tried.under_test).cloned().flatten();
+    record.moves = moves_with_expectations(&done, &tried, order);
+    record.diffs = tried.diffs.clone();
+    let calls: Vec<String> = order.iter().map(|c| c.0.clone()).collect();
+    let d = Divergence {
+        now_ms: enter(world).now_ms(),
+        caller: client_name(client),
+        token: Some(h.tokens[client].as_str()),
+        fencing_token: call.fencing_token(),
+        function,
+        calls: &calls,
+        under_test: tried.under_test,
+        before: &before,
+        after: &tried.state,
+        crashed,
+        diffs: &tried.diffs,
+    };
+    let violation = super::judge(h.exercise, &d);
+    Ok((record, Some(End::Diverged { step: i, function, violation }), wire))
+}
+
+use super::linearize::{Linear, Tried};
+
+/// The orders in which the model tries the step's calls, the one a report
+/// compares with first: the client stepping in before the call, or the
+/// crashed call having taken effect.
+fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Linear>, usize)> {
+    let theirs: Vec<Linear> = done
+        .iter()
+        .map(|d| (d.text.clone(), d.op.clone(), d.answer.clone()))
+        .collect();
+    match step_in.as_ref().map(|s| &s.actor) {
+        Some(Actor::Crash) => vec![(vec![own], 0), (vec![], 0)],
+        Some(Actor::Client { .. }) if !theirs.is_empty() => {
+            let mut before = theirs.clone();
+            before.push(own.clone());
+            let mut after = vec![own];
+            after.extend(theirs);
+            vec![(before, done.len()), (after, 0)]
+        }
+        _ => vec![(vec![own], 0)],
+    }
+}
+
+/// The moves of the client stepping in, each with what the model expected
+/// of it in the order tried.
+fn moves_with_expectations(done: &[Done], tried: &Tried, order: &[Linear]) -> Vec<(Done, Option<Expected>)> {
+    done.iter()
+        .map(|d| {
+            let at = order.iter().position(|l| l.0 == d.text && l.1 == d.op);
+            let expected = at.and_then(|k| tried.expected.get(k).cloned().flatten());
+            (d.clone(), expected)
+        })
+        .collect()
+}
+
+impl History {
+    /// The function a divergence outside any call is blamed on.
+    pub fn exercise_function(&self) -> &'static str {
+        match self.exercise {
+            super::Exercise::Acquire => "acquire",
+            super::Exercise::Release => "release",
+            super::Exercise::Fencing => "acquire_fenced",
+            super::Exercise::Storage => "fenced_write",
+        }
+    }
+}
