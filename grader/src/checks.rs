@@ -620,29 +620,31 @@ fn refuses_a_held_lock(ctx: &Ctx<'_>, taker: Taker) -> Result<Verdict, GradeErro
     let now = bench.world().now_ms();
     let function = taker.name();
     let what = if grant.is_some() {
-        Some(format!(
-            "B holds the lock, and A's {function} returned {}",
-            taker.granted(grant)
+        Some((
+            Property::AcquireRespectsHolder,
+            format!(
+                "B holds the lock, and A's {function} returned {}",
+                taker.granted(grant)
+            ),
         ))
     } else if value.as_deref() != Some(TOKEN_B) {
-        Some(format!(
-            "B holds the lock, and after A's {function} the key holds {value:?}"
+        Some((
+            Property::AcquireRespectsHolder,
+            format!("B holds the lock, and after A's {function} the key holds {value:?}"),
         ))
     } else if after != before {
-        Some(format!(
-            "B holds the lock, and A's failed {function} reset its TTL: a crashed holder's lock would \
-             never expire while others keep trying"
+        Some((
+            Property::AcquireLeavesHolderTtl,
+            format!(
+                "B holds the lock, and A's refused {function} reset its TTL: a crashed holder's lock would \
+                 never expire while others keep trying"
+            ),
         ))
     } else {
         None
     };
-    Ok(what.map_or(Verdict::Pass, |what| {
-        broken(
-            ctx,
-            function,
-            Violation::at(Property::AcquireRespectsHolder, now, what),
-            &steps,
-        )
+    Ok(what.map_or(Verdict::Pass, |(property, what)| {
+        broken(ctx, function, Violation::at(property, now, what), &steps)
     }))
 }
 
@@ -1046,6 +1048,18 @@ fn storage_reads(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             ctx,
             "fenced_read",
             Violation::anytime(Property::StaleRequestsRejected, what),
+            &steps,
+        ));
+    }
+    let fence = bench.world().row()?.fence;
+    if fence != 34 {
+        let what = format!(
+            "after a read with token 34, a refused read with token 33 left the row's `fence` field at {fence}"
+        );
+        return Ok(broken(
+            ctx,
+            "fenced_read",
+            Violation::anytime(Property::StorageRemembersHighest, what),
             &steps,
         ));
     }

@@ -63,7 +63,7 @@ pub fn judge_lock(d: &Divergence<'_>) -> Option<Violation> {
         } else {
             d.violation(
                 Property::AcquireLeavesHolderTtl,
-                format!("{call} was refused, and the holder's lock key now {shown} instead of {model}: a refused acquire moved another client's TTL"),
+                format!("{call} was refused, and moved the holder's TTL: the lock key {shown} (model: {model})"),
             )
         });
     }

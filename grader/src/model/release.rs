@@ -47,7 +47,7 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
     }) {
         return d.violation(
             Property::ReleaseSparesOthers,
-            format!("after {call}, the lock key {}; the holder's lock {}", super::show_expiry(got), super::show_expiry(expected)),
+            format!("{call} moved the holder's TTL: the lock key {} (model: {})", super::show_expiry(got), super::show_expiry(expected)),
         );
     }
     if let Some((expected, got)) = d.own_answer() {
