@@ -36,7 +36,7 @@ use crate::verdict::Violation;
 use play::End;
 
 /// How many histories each explorer check plays by default.
-pub const DEFAULT_HISTORIES: u64 = 24;
+pub const DEFAULT_HISTORIES: u64 = 40;
 
 /// Set to a number of histories to explore more (or fewer) seeds.
 pub const EXPLORE_VAR: &str = "GRADER_EXPLORE";
