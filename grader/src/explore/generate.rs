@@ -22,10 +22,24 @@ use crate::model::{self, Op, Row, State};
 pub const EXACT_LIMIT: u64 = 1 << 53;
 
 const LOCK_NAMES: &[&str] = &[
-    "lock", "job:7", "mutex", "orders:lock", "leader", "cron:nightly", "invoice-42", "res",
+    "lock",
+    "job:7",
+    "mutex",
+    "orders:lock",
+    "leader",
+    "cron:nightly",
+    "invoice-42",
+    "res",
 ];
 const FENCE_NAMES: &[&str] = &[
-    "seq", "counter:9", "tokens", "epoch", "gen", "fencing", "ticket", "n",
+    "seq",
+    "counter:9",
+    "tokens",
+    "epoch",
+    "gen",
+    "fencing",
+    "ticket",
+    "n",
 ];
 const ROW_NAMES: &[&str] = &[
     "row", "acct:3", "balance", "state", "doc:17", "ledger", "cell", "record",
@@ -130,9 +144,16 @@ pub fn initial(h: &History) -> State {
         },
     };
     if let Some((client, ttl_ms)) = h.start.lock {
-        state = model::apply(&state, &Op::Acquire { token: h.tokens[client].clone(), ttl_ms }, None)
-            .remove(0)
-            .state;
+        state = model::apply(
+            &state,
+            &Op::Acquire {
+                token: h.tokens[client].clone(),
+                ttl_ms,
+            },
+            None,
+        )
+        .remove(0)
+        .state;
     }
     state
 }
@@ -173,9 +194,15 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
     };
     let call = match h.exercise {
         Exercise::Acquire | Exercise::Fencing if rng.chance(1, 4) => Call::Release,
-        Exercise::Acquire => Call::Acquire { ttl_ms: rng.pick(TTLS) },
-        Exercise::Fencing => Call::AcquireFenced { ttl_ms: rng.pick(TTLS) },
-        Exercise::Release if rng.chance(2, 5) => Call::Acquire { ttl_ms: rng.pick(TTLS) },
+        Exercise::Acquire => Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        },
+        Exercise::Fencing => Call::AcquireFenced {
+            ttl_ms: rng.pick(TTLS),
+        },
+        Exercise::Release if rng.chance(2, 5) => Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        },
         Exercise::Release => Call::Release,
         Exercise::Storage => storage_call(rng, token_base(h, state), state.row.value),
     };
@@ -246,7 +273,10 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
             vec![Move::Call(if rng.chance(1, 3) {
                 Call::Read { token }
             } else {
-                Call::Write { token, value: rng.pick(&[5, 9, 11]) }
+                Call::Write {
+                    token,
+                    value: rng.pick(&[5, 9, 11]),
+                }
             })]
         }
     };
@@ -258,8 +288,20 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
 fn follow(h: &History, state: &mut State, step: &Step) {
     match step {
         Step::Wait(ms) => state.advance_to(state.now_ms + ms),
-        Step::Call { client, call, step_in } => {
-            if let Some(StepIn { actor: Actor::Client { client: other, moves }, .. }) = step_in {
+        Step::Call {
+            client,
+            call,
+            step_in,
+        } => {
+            if let Some(StepIn {
+                actor:
+                    Actor::Client {
+                        client: other,
+                        moves,
+                    },
+                ..
+            }) = step_in
+            {
                 for m in moves {
                     match m {
                         Move::ExpireLock => {
@@ -293,7 +335,12 @@ mod tests {
 
     #[test]
     fn a_seed_makes_one_history() {
-        for exercise in [Exercise::Acquire, Exercise::Release, Exercise::Fencing, Exercise::Storage] {
+        for exercise in [
+            Exercise::Acquire,
+            Exercise::Release,
+            Exercise::Fencing,
+            Exercise::Storage,
+        ] {
             for seed in 0..50 {
                 let h = history(exercise, seed);
                 assert_eq!(h, history(exercise, seed));
@@ -309,7 +356,10 @@ mod tests {
             let h = history(Exercise::Storage, seed);
             for step in &h.steps {
                 if let Step::Call { call, .. } = step {
-                    assert!(call.fencing_token().is_none_or(|t| (1..=EXACT_LIMIT).contains(&t)));
+                    assert!(
+                        call.fencing_token()
+                            .is_none_or(|t| (1..=EXACT_LIMIT).contains(&t))
+                    );
                 }
             }
         }

@@ -214,7 +214,9 @@ impl Call {
                 "{who}'s acquire_fenced({lock}, {fence}, {token:?}, {})",
                 seconds(ttl_ms)
             ),
-            Call::Write { token, value } => format!("{who}'s fenced_write({row}, {token}, {value})"),
+            Call::Write { token, value } => {
+                format!("{who}'s fenced_write({row}, {token}, {value})")
+            }
             Call::Read { token } => format!("{who}'s fenced_read({row}, {token})"),
         }
     }

@@ -18,9 +18,11 @@
 //! `GRADER_EXPLORE=1000` explores the first 1000 seeds of each check
 //! instead of [`DEFAULT_HISTORIES`]; `GRADER_SEED=0x…` replays one.
 
+mod calls;
 pub mod generate;
 pub mod history;
 pub mod linearize;
+mod observe;
 pub mod play;
 pub mod rng;
 pub mod shrink;
@@ -72,11 +74,9 @@ pub fn seeds(check: &str) -> Result<Vec<u64>, GradeError> {
 /// The first `count` seeds of `check`'s list.
 pub fn seed_list(check: &str, count: u64) -> Vec<u64> {
     // FNV-1a of the check's name: every check has a list of its own.
-    let base = check
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        });
+    let base = check.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
     let mut rng = rng::Rng::new(base);
     (0..count).map(|_| rng.next_u64()).collect()
 }
@@ -127,10 +127,12 @@ pub fn explore(
         let (shrunk, played) = shrink::shrink(&h, &lock, played)?;
         let evidence = vec![transcript::render(check, &shrunk, h.steps.len(), &played)];
         let report = match played.end {
-            End::Diverged { violation, .. } => Report::broken(check, lock.name, violation, evidence),
-            End::Failed { function, failure, .. } => {
-                Report::failed(check, lock.name, function, failure, evidence)
+            End::Diverged { violation, .. } => {
+                Report::broken(check, lock.name, violation, evidence)
             }
+            End::Failed {
+                function, failure, ..
+            } => Report::failed(check, lock.name, function, failure, evidence),
             End::NotStarted { function, message } => {
                 return Ok(Verdict::NotStarted { function, message });
             }
@@ -147,9 +149,18 @@ mod tests {
 
     #[test]
     fn each_check_has_its_own_fixed_seeds() {
-        assert_eq!(seed_list("storage::explored", 3), seed_list("storage::explored", 3));
-        assert_ne!(seed_list("storage::explored", 3), seed_list("fencing::explored", 3));
-        assert_eq!(seed_list("storage::explored", 5)[..3], seed_list("storage::explored", 3)[..]);
+        assert_eq!(
+            seed_list("storage::explored", 3),
+            seed_list("storage::explored", 3)
+        );
+        assert_ne!(
+            seed_list("storage::explored", 3),
+            seed_list("fencing::explored", 3)
+        );
+        assert_eq!(
+            seed_list("storage::explored", 5)[..3],
+            seed_list("storage::explored", 3)[..]
+        );
     }
 
     #[test]

@@ -10,21 +10,18 @@
 //! before the call under test or after it, and with a crash, the call may
 //! have taken effect or not. When none does, the step diverged.
 
-use std::sync::{Arc, Mutex, LazyLock};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
-use redis::{RedisResult, Script};
-
-use super::history::{Actor, Call, History, Move, Step, StepIn, client_name};
-use crate::clock::Expiry;
+use super::calls::{run_call, step_in_action};
+use super::history::{Actor, Call, History, Step, StepIn, client_name};
+use super::observe::{observe, set_up};
 use crate::error::GradeError;
 use crate::lock::Lock;
-use crate::model::{self, Answer, Baseline, Diff, Divergence, Expected, Observed, Op, State};
-use crate::reference;
-use crate::sandbox::{self, Failure};
+use crate::model::{self, Answer, Baseline, Diff, Divergence, Expected, Op, State};
+use crate::sandbox::Failure;
 use crate::verdict::Violation;
-use crate::wire::{Action, Fired, Intervention, Step as Sent, Wire};
-use crate::world::{Keys, SAFETY_TTL_MS, SharedWorld, World, enter};
+use crate::wire::{Intervention, Step as Sent, Wire};
+use crate::world::{SharedWorld, World, enter};
 
 /// How a history ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,25 +97,6 @@ pub struct Played {
     pub end: End,
 }
 
-/// Reads the lock key, the counter and the row in one round trip; a key of
-/// the wrong type reads as `<hash>` and the like.
-static OBSERVE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r#"
-local function read(command, key, field)
-    local v
-    if field then v = redis.pcall(command, key, field) else v = redis.pcall(command, key) end
-    if type(v) == "table" and v.err then return "<" .. redis.call("TYPE", key).ok .. ">" end
-    return v
-end
-return cjson.encode({
-    read("GET", KEYS[1]), read("GET", KEYS[2]),
-    read("HGET", KEYS[3], "value"), read("HGET", KEYS[3], "fence"),
-})
-"#,
-    )
-});
-
 /// Plays `h` with `lock` (already the lock under test for the exercise).
 pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
     let world = World::open_named(&h.lock, &h.fence, &h.row)?.shared();
@@ -133,13 +111,25 @@ pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
         let t_ms = enter(&world).now_ms();
         let (record, end) = match step {
             Step::Wait(ms) => wait(&world, h, &mut model, &baseline, i, t_ms + ms)?,
-            Step::Call { client, call, step_in } => {
+            Step::Call {
+                client,
+                call,
+                step_in,
+            } => {
                 let wire = match wires[*client].take() {
                     Some(wire) => wire,
                     None => Wire::open(&world)?,
                 };
                 let (record, end, wire) = call_step(
-                    &world, h, lock, &mut model, &baseline, i, (*client, *call), step_in, wire,
+                    &world,
+                    h,
+                    lock,
+                    &mut model,
+                    &baseline,
+                    i,
+                    (*client, *call),
+                    step_in,
+                    wire,
                 )?;
                 wires[*client] = wire;
                 (record, end)
@@ -153,58 +143,6 @@ pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
     Ok(Played {
         records,
         end: End::Pass,
-    })
-}
-
-/// Sets the keys up as the history's start says; returns the expiries the
-/// grader gave the counter and the row.
-fn set_up(world: &mut World, h: &History) -> Result<Baseline, GradeError> {
-    let keys = world.keys.clone();
-    let mut pipe = redis::pipe();
-    pipe.atomic();
-    if let Some(n) = h.start.counter {
-        pipe.cmd("SET").arg(&keys.fence).arg(n).arg("PX").arg(SAFETY_TTL_MS);
-    }
-    let mut fields: Vec<(&str, String)> = Vec::new();
-    if let Some(v) = h.start.row_value {
-        fields.push(("value", v.to_string()));
-    }
-    if let Some(f) = h.start.row_fence {
-        fields.push(("fence", f.to_string()));
-    }
-    if !fields.is_empty() {
-        pipe.cmd("HSET").arg(&keys.row).arg(&fields[..]);
-        pipe.cmd("PEXPIRE").arg(&keys.row).arg(SAFETY_TTL_MS);
-    }
-    if let Some((client, ttl_ms)) = h.start.lock {
-        pipe.cmd("SET").arg(&keys.lock).arg(&h.tokens[client]).arg("PX").arg(ttl_ms);
-    }
-    pipe.exec(world.con())?;
-    Ok(Baseline {
-        counter: world.expiry(&keys.fence)?,
-        row: world.expiry(&keys.row)?,
-    })
-}
-
-/// What Redis holds now.
-fn observe(world: &mut World) -> Result<Observed, GradeError> {
-    world.settle()?;
-    let keys = world.keys.clone();
-    let json: String = OBSERVE
-        .key(&keys.lock)
-        .key(&keys.fence)
-        .key(&keys.row)
-        .invoke(world.con())?;
-    let values: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap_or_default();
-    let text = |i: usize| values.get(i).and_then(|v| v.as_str()).map(str::to_string);
-    Ok(Observed {
-        lock: text(0),
-        lock_expiry: Some(world.expiry(&keys.lock)?),
-        counter: text(1),
-        counter_expiry: Some(world.expiry(&keys.fence)?),
-        row_value: text(2),
-        row_fence: text(3),
-        row_expiry: Some(world.expiry(&keys.row)?),
     })
 }
 
@@ -260,98 +198,6 @@ fn wait(
     Ok((record, end))
 }
 
-/// Runs `call` by `client` on its wire, through the sandbox.
-fn run_call(lock: &Lock, keys: &Keys, token: &str, call: Call, wire: Wire) -> (Option<Wire>, Result<Answer, Failure>) {
-    let l = *lock;
-    let (lk, fk, rk, token) = (keys.lock.clone(), keys.fence.clone(), keys.row.clone(), token.to_string());
-    sandbox::call(wire, move |w: &mut Wire| -> RedisResult<Answer> {
-        Ok(match call {
-            Call::Acquire { ttl_ms } => {
-                Answer::Bool((l.acquire)(w, &lk, &token, Duration::from_millis(ttl_ms))?)
-            }
-            Call::Release => Answer::Bool((l.release)(w, &lk, &token)?),
-            Call::AcquireFenced { ttl_ms } => Answer::Token((l.acquire_fenced)(
-                w,
-                &lk,
-                &fk,
-                &token,
-                Duration::from_millis(ttl_ms),
-            )?),
-            Call::Write { token, value } => Answer::Bool((l.fenced_write)(w, &rk, token, value)?),
-            Call::Read { token } => Answer::Read((l.fenced_read)(w, &rk, token)?),
-        })
-    })
-}
-
-/// Runs `call` with the reference, on the grader's connection.
-fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answer, GradeError> {
-    let keys = world.keys.clone();
-    let con = world.con();
-    let answer = match call {
-        Call::Acquire { ttl_ms } => Answer::Bool(reference::acquire::acquire(
-            con,
-            &keys.lock,
-            token,
-            Duration::from_millis(ttl_ms),
-        )?),
-        Call::Release => Answer::Bool(reference::release::release(con, &keys.lock, token)?),
-        Call::AcquireFenced { ttl_ms } => Answer::Token(reference::fencing::acquire_fenced(
-            con,
-            &keys.lock,
-            &keys.fence,
-            token,
-            Duration::from_millis(ttl_ms),
-        )?),
-        Call::Write { token, value } => {
-            Answer::Bool(reference::storage::fenced_write(con, &keys.row, token, value)?)
-        }
-        Call::Read { token } => Answer::Read(reference::storage::fenced_read(con, &keys.row, token)?),
-    };
-    world.settle()?;
-    Ok(answer)
-}
-
-/// The grader's move between two commands of the call.
-fn step_in_action(h: &History, caller: usize, actor: &Actor, log: Arc<Mutex<Vec<Done>>>) -> Action {
-    let caller = client_name(caller);
-    match actor.clone() {
-        Actor::Crash => {
-            Box::new(move |_| Ok(Fired::Crash(format!("here {caller} crashed: it sends nothing more"))))
-        }
-        Actor::Client { client, moves } => {
-            let token = h.tokens[client].clone();
-            let shown: Vec<Option<String>> = moves
-                .iter()
-                .map(|m| match m {
-                    Move::ExpireLock => None,
-                    Move::Call(c) => Some(c.show(h, client)),
-                })
-                .collect();
-            Box::new(move |world: &mut World| {
-                let mut said = Vec::new();
-                for (m, text) in moves.iter().zip(&shown) {
-                    let done = match (m, text) {
-                        (Move::Call(call), Some(text)) => {
-                            let answer = reference_call(world, &token, *call)?;
-                            said.push(format!("{text} → {answer}"));
-                            Done { text: text.clone(), op: call.op(&token), answer: Some(answer) }
-                        }
-                        _ => {
-                            let Expiry::At(at) = world.lock_expiry()? else { continue };
-                            world.advance_to(at)?;
-                            let text = format!("the lock expired (t = {})", crate::verdict::seconds(at));
-                            said.push(text.clone());
-                            Done { text, op: Op::AdvanceTo(at), answer: None }
-                        }
-                    };
-                    log.lock().unwrap_or_else(|p| p.into_inner()).push(done);
-                }
-                Ok(Fired::Continue(format!("here {}", said.join(", then "))))
-            })
-        }
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn call_step(
     world: &SharedWorld,
@@ -371,7 +217,10 @@ fn call_step(
     }
     let keys = enter(world).keys.clone();
     let (back, outcome) = run_call(lock, &keys, &h.tokens[client], call, wire);
-    let sent = back.as_ref().map(|w| w.steps().to_vec()).unwrap_or_default();
+    let sent = back
+        .as_ref()
+        .map(|w| w.steps().to_vec())
+        .unwrap_or_default();
     let crashed = back.as_ref().is_some_and(Wire::crashed);
     let wire = if crashed { None } else { back };
     let function = call.function();
@@ -394,7 +243,15 @@ fn call_step(
             return Ok((record, Some(End::NotStarted { function, message }), wire));
         }
         Err(failure) => {
-            return Ok((record, Some(End::Failed { step: i, function, failure }), wire));
+            return Ok((
+                record,
+                Some(End::Failed {
+                    step: i,
+                    function,
+                    failure,
+                }),
+                wire,
+            ));
         }
     };
     record.answer = answer.clone();
@@ -439,7 +296,15 @@ fn call_step(
         diffs: &tried.diffs,
     };
     let violation = super::judge(h.exercise, &d);
-    Ok((record, Some(End::Diverged { step: i, function, violation }), wire))
+    Ok((
+        record,
+        Some(End::Diverged {
+            step: i,
+            function,
+            violation,
+        }),
+        wire,
+    ))
 }
 
 use super::linearize::{Linear, Tried};
@@ -467,7 +332,11 @@ fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Line
 
 /// The moves of the client stepping in, each with what the model expected
 /// of it in the order tried.
-fn moves_with_expectations(done: &[Done], tried: &Tried, order: &[Linear]) -> Vec<(Done, Option<Expected>)> {
+fn moves_with_expectations(
+    done: &[Done],
+    tried: &Tried,
+    order: &[Linear],
+) -> Vec<(Done, Option<Expected>)> {
     done.iter()
         .map(|d| {
             let at = order.iter().position(|l| l.0 == d.text && l.1 == d.op);

@@ -20,8 +20,14 @@ const BUDGET: usize = 120;
 /// timed out costs seconds per play).
 fn signature(end: &End) -> Option<String> {
     match end {
-        End::Diverged { function, violation, .. } => Some(format!("{function} {:?}", violation.property)),
-        End::Failed { function, failure, .. } => match failure {
+        End::Diverged {
+            function,
+            violation,
+            ..
+        } => Some(format!("{function} {:?}", violation.property)),
+        End::Failed {
+            function, failure, ..
+        } => match failure {
             Failure::Panicked { .. } => Some(format!("{function} panicked")),
             Failure::Error { .. } => Some(format!("{function} error")),
             _ => None,
@@ -81,7 +87,10 @@ fn smaller(h: &History) -> Vec<History> {
         }
     }
     for i in 0..h.steps.len() {
-        if let Step::Call { step_in: Some(_), .. } = &h.steps[i] {
+        if let Step::Call {
+            step_in: Some(_), ..
+        } = &h.steps[i]
+        {
             let mut c = h.clone();
             if let Step::Call { step_in, .. } = &mut c.steps[i] {
                 *step_in = None;

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::SEED_VAR;
 use super::history::{History, client_name};
-use super::play::{Played, Record};
+use super::play::{End, Played, Record};
 use crate::model::Diff;
 use crate::verdict::seconds;
 use crate::wire::Step as Sent;
@@ -38,9 +38,10 @@ pub fn render(check: &str, h: &History, original: usize, played: &Played) -> Str
     let _ = writeln!(out, "  clients: {}", clients.join(", "));
     let _ = writeln!(out, "  start:   {}", start(h));
     let last = played.records.len().saturating_sub(1);
+    let failed = played.end != End::Pass;
     for (i, record) in played.records.iter().enumerate() {
         out.push('\n');
-        step(&mut out, record, i == last && !record.diffs.is_empty() || i == last && played.end != super::play::End::Pass);
+        step(&mut out, record, failed && i == last);
     }
     let _ = writeln!(
         out,
@@ -72,7 +73,11 @@ fn start(h: &History) -> String {
 fn step(out: &mut String, r: &Record, failed: bool) {
     let mark = if failed { "✗" } else { " " };
     let is_call = r.text.contains("'s ");
-    let whose = if r.yours || !is_call { "" } else { "   (reference)" };
+    let whose = if r.yours || !is_call {
+        ""
+    } else {
+        "   (reference)"
+    };
     let _ = writeln!(out, "{mark} t = {:<7} {}{whose}", seconds(r.t_ms), r.text);
     if r.yours {
         let caller = r.text.split("'s ").next().unwrap_or("");
@@ -89,7 +94,9 @@ fn step(out: &mut String, r: &Record, failed: bool) {
                 Sent::Intervened(_) => {
                     for (done, expected) in &r.moves {
                         let line = match (&done.answer, expected) {
-                            (Some(a), Some(e)) if e.admits(a) => format!("{} → {a}   (model: {e})", done.text),
+                            (Some(a), Some(e)) if e.admits(a) => {
+                                format!("{} → {a}   (model: {e})", done.text)
+                            }
                             (Some(a), Some(e)) => format!("{} → {a}   (model: {e})   ✗", done.text),
                             (Some(a), None) => format!("{} → {a}", done.text),
                             _ => done.text.clone(),

@@ -34,7 +34,9 @@ pub fn judge_lock(d: &Divergence<'_>) -> Option<Violation> {
         return Some(if expected.as_deref() == own && expected.is_some() {
             d.violation(
                 Property::AcquireTakesFreeLock,
-                format!("after {call}, the lock key holds {shown} instead of {caller}'s token {model}"),
+                format!(
+                    "after {call}, the lock key holds {shown} instead of {caller}'s token {model}"
+                ),
             )
         } else {
             d.violation(
@@ -125,7 +127,10 @@ mod tests {
     #[test]
     fn a_held_lock_stays_as_it_is_and_one_held_by_the_caller_may_go_either_way() {
         let held = state(Some(("b", 9000)));
-        assert_eq!(acquire(&held, "a", 1000), vec![Branch::returns(Answer::Bool(false), held.clone())]);
+        assert_eq!(
+            acquire(&held, "a", 1000),
+            vec![Branch::returns(Answer::Bool(false), held.clone())]
+        );
         assert_eq!(acquire(&held, "b", 1000).len(), 2);
     }
 }

@@ -12,7 +12,12 @@ use crate::verdict::{Property, Violation};
 
 /// The ways `acquire_fenced(lock, fence, token, ttl)` may go; `got` is what
 /// the call returned, whose token becomes the counter's floor.
-pub fn acquire_fenced(state: &State, token: &str, ttl_ms: u64, got: Option<&Answer>) -> Vec<Branch> {
+pub fn acquire_fenced(
+    state: &State,
+    token: &str,
+    ttl_ms: u64,
+    got: Option<&Answer>,
+) -> Vec<Branch> {
     let refused = Branch::returns(Answer::Token(None), state.clone());
     let mut taken = state.taken(token, ttl_ms);
     if let Some(Answer::Token(Some(t))) = got {
@@ -58,7 +63,10 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
     }) {
         return d.violation(
             Property::FencesNeverExpire,
-            format!("after {call}, the fence counter {}: when it runs out, tokens start again from 1", super::show_expiry(got)),
+            format!(
+                "after {call}, the fence counter {}: when it runs out, tokens start again from 1",
+                super::show_expiry(got)
+            ),
         );
     }
     if let Some((other, expected, got)) = d.other_answer() {
@@ -87,8 +95,17 @@ mod tests {
     fn a_grant_needs_a_token_above_the_counter_and_raises_the_floor() {
         let b = acquire_fenced(&free(9), "a", 1000, Some(&Answer::Token(Some(10))));
         assert_eq!(b[0].expected, Some(Expected::TokenAbove(9)));
-        assert!(b[0].expected.as_ref().is_some_and(|e| e.admits(&Answer::Token(Some(10)))));
-        assert!(!b[0].expected.as_ref().is_some_and(|e| e.admits(&Answer::Token(Some(9)))));
+        assert!(
+            b[0].expected
+                .as_ref()
+                .is_some_and(|e| e.admits(&Answer::Token(Some(10))))
+        );
+        assert!(
+            !b[0]
+                .expected
+                .as_ref()
+                .is_some_and(|e| e.admits(&Answer::Token(Some(9))))
+        );
         assert_eq!(b[0].state.counter, 10);
     }
 }

@@ -47,7 +47,11 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
     }) {
         return d.violation(
             Property::ReleaseSparesOthers,
-            format!("{call} moved the holder's TTL: the lock key {} (model: {})", super::show_expiry(got), super::show_expiry(expected)),
+            format!(
+                "{call} moved the holder's TTL: the lock key {} (model: {})",
+                super::show_expiry(got),
+                super::show_expiry(expected)
+            ),
         );
     }
     if let Some((expected, got)) = d.own_answer() {
@@ -75,9 +79,15 @@ mod tests {
             counter: 0,
             row: Default::default(),
         };
-        assert_eq!(release(&s, "a"), vec![Branch::returns(Answer::Bool(false), s.clone())]);
+        assert_eq!(
+            release(&s, "a"),
+            vec![Branch::returns(Answer::Bool(false), s.clone())]
+        );
         let gone = release(&s, "b");
         assert_eq!(gone[0].state.lock, None);
-        assert_eq!(gone[0].expected, Some(super::super::Expected::Exactly(Answer::Bool(true))));
+        assert_eq!(
+            gone[0].expected,
+            Some(super::super::Expected::Exactly(Answer::Bool(true)))
+        );
     }
 }

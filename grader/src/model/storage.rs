@@ -75,7 +75,10 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
     }) {
         return d.violation(
             Property::StorageKeepsValue,
-            format!("after {call}, the row's `value` field holds {}; it must hold {expected}", super::show_value(&got)),
+            format!(
+                "after {call}, the row's `value` field holds {}; it must hold {expected}",
+                super::show_value(&got)
+            ),
         );
     }
     if let Some(got) = d.find(|x| match x {
@@ -112,8 +115,20 @@ mod tests {
 
     #[test]
     fn tokens_compare_as_numbers_and_equal_ones_pass() {
-        assert_eq!(fenced_write(&row(1, 9), 10, 5)[0].state.row, Row { value: 5, fence: 10 });
-        assert_eq!(fenced_write(&row(1, 10), 9, 5)[0].state.row, Row { value: 1, fence: 10 });
+        assert_eq!(
+            fenced_write(&row(1, 9), 10, 5)[0].state.row,
+            Row {
+                value: 5,
+                fence: 10
+            }
+        );
+        assert_eq!(
+            fenced_write(&row(1, 10), 9, 5)[0].state.row,
+            Row {
+                value: 1,
+                fence: 10
+            }
+        );
         assert_eq!(
             fenced_read(&row(4, 10), 10)[0].expected,
             Some(Expected::Exactly(Answer::Read(Some(4))))
