@@ -91,3 +91,24 @@ fn an_explorer_gives_the_same_verdict_and_report_every_time() {
         assert_eq!(check.run(&REFERENCE).expect("runs"), Verdict::Pass);
     }
 }
+
+#[test]
+fn every_wrong_lock_of_an_explored_exercise_is_caught_by_its_explorer_too() {
+    use grader::catalogue::wrong::ALL;
+    use grader::checks;
+    for wrong in ALL {
+        let exercise = wrong.fails.split("::").next().unwrap_or_default();
+        let Some(check) = checks::named(&format!("{exercise}::explored")) else {
+            continue;
+        };
+        let verdict = check
+            .run(&wrong.lock)
+            .unwrap_or_else(|e| panic!("{}: {e}", check.name));
+        assert!(
+            matches!(verdict, Verdict::Fail(_)),
+            "{:?} passed {}",
+            wrong.lock.name,
+            check.name
+        );
+    }
+}

@@ -192,8 +192,30 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         (Exercise::Release, Some(holder)) if rng.chance(1, 2) => holder,
         _ => rng.below(clients) as usize,
     };
-    let call = match h.exercise {
-        Exercise::Acquire | Exercise::Fencing if rng.chance(1, 4) => Call::Release,
+    // A held lock is often released by its holder, so that the next
+    // acquire finds it free: most mistakes show on a free lock.
+    let (client, call) = match (h.exercise, holder) {
+        (Exercise::Acquire | Exercise::Fencing, Some(holder)) if rng.chance(1, 3) => {
+            (holder, Call::Release)
+        }
+        _ => (client, next_call(rng, h, state)),
+    };
+    let step_in = (h.exercise.tests(&call) && rng.chance(4, 5)).then(|| StepIn {
+        // Mostly right after the first command: the gap of a check in one
+        // command and an act in the next.
+        before: rng.pick(&[0, 1, 1, 1, 2, 2, 3, 4]),
+        actor: actor(rng, h, state, client),
+    });
+    Step::Call {
+        client,
+        call,
+        step_in,
+    }
+}
+
+fn next_call(rng: &mut Rng, h: &History, state: &State) -> Call {
+    match h.exercise {
+        Exercise::Acquire | Exercise::Fencing if rng.chance(1, 8) => Call::Release,
         Exercise::Acquire => Call::Acquire {
             ttl_ms: rng.pick(TTLS),
         },
@@ -205,15 +227,6 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         },
         Exercise::Release => Call::Release,
         Exercise::Storage => storage_call(rng, token_base(h, state), state.row.value),
-    };
-    let step_in = (h.exercise.tests(&call) && rng.chance(4, 5)).then(|| StepIn {
-        before: rng.below(5) as usize,
-        actor: actor(rng, h, state, client),
-    });
-    Step::Call {
-        client,
-        call,
-        step_in,
     }
 }
 
@@ -252,7 +265,18 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     if rng.chance(1, 6) {
         return Actor::Crash;
     }
-    let others: Vec<usize> = (0..h.tokens.len()).filter(|&c| c != caller).collect();
+    // Not the holder: a holder taking its own lock again tells a confusing
+    // story, and the model allows either answer to it.
+    let holder = state
+        .lock
+        .as_ref()
+        .and_then(|held| h.tokens.iter().position(|t| *t == held.token));
+    let mut others: Vec<usize> = (0..h.tokens.len())
+        .filter(|&c| c != caller && Some(c) != holder)
+        .collect();
+    if others.is_empty() {
+        others = (0..h.tokens.len()).filter(|&c| c != caller).collect();
+    }
     let client = rng.pick(&others);
     let ttl_ms = rng.pick(TTLS);
     let moves = match h.exercise {
@@ -261,9 +285,16 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
             2 => vec![Move::Call(Call::Acquire { ttl_ms })],
             _ => vec![Move::Call(Call::Release)],
         },
-        Exercise::Fencing => match rng.below(4) {
+        // Another grant, which may also end before the call goes on: then the
+        // call may find the lock free again, with an older number in hand.
+        Exercise::Fencing => match rng.below(5) {
             0 | 1 => vec![Move::ExpireLock, Move::Call(Call::AcquireFenced { ttl_ms })],
-            2 => vec![Move::Call(Call::AcquireFenced { ttl_ms })],
+            2 => vec![
+                Move::ExpireLock,
+                Move::Call(Call::AcquireFenced { ttl_ms }),
+                Move::ExpireLock,
+            ],
+            3 => vec![Move::Call(Call::AcquireFenced { ttl_ms })],
             _ => vec![Move::Call(Call::Release)],
         },
         Exercise::Storage => {

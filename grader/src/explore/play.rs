@@ -173,6 +173,8 @@ fn wait(
             fencing_token: None,
             function,
             calls: &calls,
+            answers: &[None],
+            ops: &[Op::AdvanceTo(to_ms)],
             under_test: 0,
             before: &before,
             after: model,
@@ -260,7 +262,10 @@ fn call_step(
     let own = (text, call.op(&h.tokens[client]), answer);
     let orders = orders(own, &done, step_in);
     let before = model.clone();
-    let mut first: Option<(usize, Tried)> = None;
+    // When no way fits, the report compares with the way in which the other
+    // client's answers fit best (what it saw is what happened at that
+    // moment), and among those the first order tried.
+    let mut first: Option<(usize, usize, Tried)> = None;
     for (o, (order, under_test)) in orders.iter().enumerate() {
         for tried in super::linearize::tried(&before, order, *under_test, &observed, baseline) {
             if tried.diffs.is_empty() {
@@ -269,12 +274,17 @@ fn call_step(
                 *model = tried.state;
                 return Ok((record, None, wire));
             }
-            if first.is_none() {
-                first = Some((o, tried));
+            let theirs = tried
+                .diffs
+                .iter()
+                .filter(|d| matches!(d, Diff::Answer { op, .. } if *op != tried.under_test))
+                .count();
+            if first.as_ref().is_none_or(|(best, _, _)| theirs < *best) {
+                first = Some((theirs, o, tried));
             }
         }
     }
-    let Some((o, tried)) = first else {
+    let Some((_, o, tried)) = first else {
         return Ok((record, None, wire));
     };
     let order = &orders[o].0;
@@ -282,6 +292,8 @@ fn call_step(
     record.moves = moves_with_expectations(&done, &tried, order);
     record.diffs = tried.diffs.clone();
     let calls: Vec<String> = order.iter().map(|c| c.0.clone()).collect();
+    let answers: Vec<Option<Answer>> = order.iter().map(|c| c.2.clone()).collect();
+    let ops: Vec<Op> = order.iter().map(|c| c.1.clone()).collect();
     let d = Divergence {
         now_ms: enter(world).now_ms(),
         caller: client_name(client),
@@ -289,6 +301,8 @@ fn call_step(
         fencing_token: call.fencing_token(),
         function,
         calls: &calls,
+        answers: &answers,
+        ops: &ops,
         under_test: tried.under_test,
         before: &before,
         after: &tried.state,

@@ -83,13 +83,19 @@ pub fn judge_lock(d: &Divergence<'_>) -> Option<Violation> {
             )
         });
     }
-    if let Some((other, expected, got)) = d.other_answer() {
-        if matches!(got, Answer::Bool(_)) {
-            return Some(d.violation(
+    if let Some((op, other, expected, got)) = d.other_op_answer() {
+        // A holder whose release finds its lock gone lost it to this call; an
+        // acquire that also won means two winners.
+        return Some(match op {
+            Some(super::Op::Release { .. }) => d.violation(
+                Property::AcquireRespectsHolder,
+                format!("while {call} ran, {other} returned {got} (model: {expected}): the lock its holder held was taken from it"),
+            ),
+            _ => d.violation(
                 Property::OneWinner,
                 format!("while {call} ran, {other} returned {got} (model: {expected}): the two calls did not act as if one came wholly before the other"),
-            ));
-        }
+            ),
+        });
     }
     None
 }

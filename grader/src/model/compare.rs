@@ -102,8 +102,8 @@ pub enum Diff {
 /// `expiry` as a report shows it.
 pub fn show_expiry(expiry: Expiry) -> String {
     match expiry {
-        Expiry::Missing => "gone".into(),
-        Expiry::Never => "no TTL".into(),
+        Expiry::Missing => "is gone".into(),
+        Expiry::Never => "has no TTL".into(),
         Expiry::At(ms) => format!("expires at t = {}", seconds(ms)),
     }
 }

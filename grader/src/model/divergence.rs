@@ -1,6 +1,6 @@
 //! A step no correct lock could have produced, as a judge sees it.
 
-use super::{Answer, Diff, Expected, State};
+use super::{Answer, Diff, Expected, Op, State};
 use crate::verdict::{Property, Violation};
 
 /// A step that went differently from every way the model allows, for the
@@ -19,6 +19,10 @@ pub struct Divergence<'a> {
     /// The calls of the step in the order the model tried them, as text
     /// (`A's release(lock, "tok-A")`); [`Diff::Answer::op`] indexes it.
     pub calls: &'a [String],
+    /// What each of `calls` returned (`None`: nothing, or it crashed).
+    pub answers: &'a [Option<Answer>],
+    /// The model's operation for each of `calls`.
+    pub ops: &'a [Op],
     /// Which of `calls` is the call under test.
     pub under_test: usize,
     /// The model's state before the step.
@@ -42,9 +46,14 @@ impl Divergence<'_> {
 
     /// Another client's call whose answer differs from the model's.
     pub fn other_answer(&self) -> Option<(&str, &Expected, &Answer)> {
+        self.other_op_answer().map(|(_, text, e, a)| (text, e, a))
+    }
+
+    /// The same, with the other call's operation.
+    pub fn other_op_answer(&self) -> Option<(Option<&Op>, &str, &Expected, &Answer)> {
         self.diffs.iter().find_map(|d| match d {
             Diff::Answer { op, expected, got } if *op != self.under_test => {
-                Some((self.calls[*op].as_str(), expected, got))
+                Some((self.ops.get(*op), self.calls[*op].as_str(), expected, got))
             }
             _ => None,
         })
@@ -53,6 +62,17 @@ impl Divergence<'_> {
     /// The first difference of the kind `pick` selects.
     pub fn find<T>(&self, pick: impl Fn(&Diff) -> Option<T>) -> Option<T> {
         self.diffs.iter().find_map(pick)
+    }
+
+    /// Another call of the step granted a fencing token below `t`, with
+    /// its text and token.
+    pub fn smaller_grant(&self, t: u64) -> Option<(&str, u64)> {
+        self.answers.iter().enumerate().find_map(|(k, a)| match a {
+            Some(Answer::Token(Some(u))) if k != self.under_test && *u < t => {
+                Some((self.calls[k].as_str(), *u))
+            }
+            _ => None,
+        })
     }
 
     /// The call under test, as text.

@@ -45,6 +45,17 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             );
         }
     }
+    // Two grants in one moment, the later call with the larger number:
+    // whichever counts as first, one rule breaks; the tokens say which
+    // matters to the storage.
+    if let Some((Expected::Exactly(Answer::Token(None)), Answer::Token(Some(t)))) = d.own_answer() {
+        if let Some((other, u)) = d.smaller_grant(*t) {
+            return d.violation(
+                Property::TokensGrow,
+                format!("{call} returned Some({t}), and {other} was granted Some({u}) while it ran: the lock changed hands between the two grants, and the newer holder got the smaller token"),
+            );
+        }
+    }
     if let Some(v) = super::acquire::judge_lock(d) {
         return v;
     }
