@@ -323,9 +323,10 @@ fn call_step(
 
 use super::linearize::{Linear, Tried};
 
-/// The orders in which the model tries the step's calls, the one a report
-/// compares with first: the client stepping in before the call, or the
-/// crashed call having taken effect.
+/// The orders in which the model tries the step's calls, with the place of
+/// the call under test; first the one a report compares with when none
+/// fits: the client stepping in before the call, or the crashed call having
+/// taken effect.
 fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Linear>, usize)> {
     let theirs: Vec<Linear> = done
         .iter()
@@ -334,11 +335,21 @@ fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Line
     match step_in.as_ref().map(|s| &s.actor) {
         Some(Actor::Crash) => vec![(vec![own], 0), (vec![], 0)],
         Some(Actor::Client { .. }) if !theirs.is_empty() => {
-            let mut before = theirs.clone();
-            before.push(own.clone());
-            let mut after = vec![own];
-            after.extend(theirs);
-            vec![(before, done.len()), (after, 0)]
+            // The call may take effect at any point of its own: before the
+            // other client's moves, after them, or between two of them (say,
+            // after the lock expired but before someone took it).
+            let n = theirs.len();
+            let mut positions = vec![n, 0];
+            positions.extend(1..n);
+            positions
+                .into_iter()
+                .map(|at| {
+                    let mut order = theirs[..at].to_vec();
+                    order.push(own.clone());
+                    order.extend_from_slice(&theirs[at..]);
+                    (order, at)
+                })
+                .collect()
         }
         _ => vec![(vec![own], 0)],
     }
