@@ -67,14 +67,14 @@ fn walk(
     for branch in model::apply(state, op, got.as_ref()) {
         let mut e = expected.clone();
         let mut d = diffs.clone();
-        if let (Some(want), Some(got)) = (&branch.expected, got) {
-            if !want.admits(got) {
-                d.push(Diff::Answer {
-                    op: k,
-                    expected: want.clone(),
-                    got: got.clone(),
-                });
-            }
+        if let (Some(want), Some(got)) = (&branch.expected, got)
+            && !want.admits(got)
+        {
+            d.push(Diff::Answer {
+                op: k,
+                expected: want.clone(),
+                got: got.clone(),
+            });
         }
         e.push(branch.expected);
         walk(&branch.state, rest, e, d, out);

@@ -37,24 +37,22 @@ pub fn acquire_fenced(
 /// The rule a divergent `acquire_fenced` broke.
 pub fn judge(d: &Divergence<'_>) -> Violation {
     let call = d.call();
-    if let Some((expected, got)) = d.own_answer() {
-        if let (Expected::TokenAbove(floor), Answer::Token(Some(t))) = (expected, got) {
-            return d.violation(
-                Property::TokensGrow,
-                format!("{call} was granted token {t}, but the fence counter already stood at {floor}: a grant must come with a token above every earlier one"),
-            );
-        }
+    if let Some((Expected::TokenAbove(floor), Answer::Token(Some(t)))) = d.own_answer() {
+        return d.violation(
+            Property::TokensGrow,
+            format!("{call} was granted token {t}, but the fence counter already stood at {floor}: a grant must come with a token above every earlier one"),
+        );
     }
     // Two grants in one moment, the later call with the larger number:
     // whichever counts as first, one rule breaks; the tokens say which
     // matters to the storage.
-    if let Some((Expected::Exactly(Answer::Token(None)), Answer::Token(Some(t)))) = d.own_answer() {
-        if let Some((other, u)) = d.smaller_grant(*t) {
-            return d.violation(
-                Property::TokensGrow,
-                format!("{call} returned Some({t}), and {other} was granted Some({u}) while it ran: the lock changed hands between the two grants, and the newer holder got the smaller token"),
-            );
-        }
+    if let Some((Expected::Exactly(Answer::Token(None)), Answer::Token(Some(t)))) = d.own_answer()
+        && let Some((other, u)) = d.smaller_grant(*t)
+    {
+        return d.violation(
+            Property::TokensGrow,
+            format!("{call} returned Some({t}), and {other} was granted Some({u}) while it ran: the lock changed hands between the two grants, and the newer holder got the smaller token"),
+        );
     }
     if let Some(v) = super::acquire::judge_lock(d) {
         return v;
