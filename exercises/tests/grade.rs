@@ -48,12 +48,14 @@ checks! {
         one_winner_among_three,
         no_lock_without_ttl_after_a_crash,
         a_crashed_holder_frees_the_lock,
+        explored,
     }
     release {
         releases_its_own_lock,
         leaves_another_holders_lock,
         never_deletes_a_lock_that_changed_hands,
         slow_job,
+        explored,
     }
     fencing {
         grants_a_token,
@@ -62,6 +64,7 @@ checks! {
         tokens_grow_with_every_grant,
         lock_and_token_in_one_step,
         gc_pause_fenced,
+        explored,
     }
     storage {
         accepts_newer_and_equal_tokens,
@@ -71,6 +74,7 @@ checks! {
         checks_and_writes_in_one_step,
         fenced_reads,
         long_pause_fenced,
+        explored,
     }
     scenarios {
         normal_run,

@@ -9,6 +9,9 @@
 //! - the 40 s-pause scenario alone (target: under 100 ms);
 //! - the token checks on the reference token (target: under 50 ms) and on
 //!   a megabyte token (under 1 s);
+//! - the explorer: histories played per second and Redis commands per
+//!   second (every command the server processed, the grader's own included),
+//!   beside a raw loopback PING round trip measured in the same run;
 //! - with `-- --cold-build` after it, the cold build of `cargo test -p exercises` in a
 //!   fresh target directory, which is what a learner waits for first
 //!   (target: under 2.5 min; takes minutes to measure).
@@ -73,6 +76,23 @@ fn main() {
         Err(e) => println!("| 40 s pause over a 30 s TTL, one run | | failed: {e} | < 100 ms |"),
     }
     token_checks();
+    match explorer() {
+        Ok(e) => {
+            println!(
+                "| explorer, 4 × {EXPLORED} histories of the reference, one thread | {} | {:.0} histories/s, {:.0} Redis commands/s | |",
+                server_kind(),
+                e.histories_per_s,
+                e.commands_per_s
+            );
+            println!(
+                "| raw loopback round trip (PING), same server | {} | {:.0} µs ({:.0} round trips/s) | |",
+                server_kind(),
+                e.ping.as_secs_f64() * 1e6,
+                1.0 / e.ping.as_secs_f64()
+            );
+        }
+        Err(e) => println!("| explorer | | failed: {e} | |"),
+    }
     if args.iter().any(|a| a == "--cold-build") {
         println!(
             "| cold build of `cargo test -p exercises` | fresh target dir | {} | < 150 s |",
@@ -162,6 +182,63 @@ fn through_the_harness() -> String {
         ),
         Err(e) => format!("failed: {e}"),
     }
+}
+
+/// Histories per exercise in the explorer's figure.
+const EXPLORED: u64 = 200;
+
+struct Explorer {
+    histories_per_s: f64,
+    commands_per_s: f64,
+    ping: Duration,
+}
+
+/// The server's count of commands processed so far.
+fn commands_processed(con: &mut redis::Connection) -> Result<u64, String> {
+    let info: String = redis::cmd("INFO")
+        .arg("stats")
+        .query(con)
+        .map_err(|e| e.to_string())?;
+    info.lines()
+        .find_map(|l| l.strip_prefix("total_commands_processed:"))
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| "no total_commands_processed in INFO".to_string())
+}
+
+fn explorer() -> Result<Explorer, String> {
+    use grader::explore::{self, Exercise};
+    let server = server::shared().map_err(|e| e.to_string())?;
+    let mut con = server.connect().map_err(|e| e.to_string())?;
+    let pings = 2000;
+    let started = Instant::now();
+    for _ in 0..pings {
+        redis::cmd("PING")
+            .query::<String>(&mut con)
+            .map_err(|e| e.to_string())?;
+    }
+    let ping = started.elapsed() / pings;
+    let before = commands_processed(&mut con)?;
+    let started = Instant::now();
+    for (check, exercise) in [
+        ("acquire::explored", Exercise::Acquire),
+        ("release::explored", Exercise::Release),
+        ("fencing::explored", Exercise::Fencing),
+        ("storage::explored", Exercise::Storage),
+    ] {
+        let seeds = explore::seed_list(check, EXPLORED);
+        let verdict =
+            explore::explore(check, &REFERENCE, exercise, &seeds).map_err(|e| e.to_string())?;
+        if verdict != grader::Verdict::Pass {
+            return Err(format!("{check} did not pass on the reference lock"));
+        }
+    }
+    let took = started.elapsed().as_secs_f64();
+    let commands = commands_processed(&mut con)? - before;
+    Ok(Explorer {
+        histories_per_s: (4 * EXPLORED) as f64 / took,
+        commands_per_s: commands as f64 / took,
+        ping,
+    })
 }
 
 fn server_kind() -> String {

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::clock::Expiry;
 use crate::error::GradeError;
+use crate::explore::{self, Exercise};
 use crate::lock::Lock;
 use crate::probe::{Attempt, Probe};
 use crate::reference::{self, LOCK as REFERENCE};
@@ -108,6 +109,11 @@ pub const CHECKS: &[Check] = &[
         run: acquire_crashed_holder,
     },
     Check {
+        name: "acquire::explored",
+        shows: "histories drawn from seeds, with clients stepping in: acquire does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Acquire),
+    },
+    Check {
         name: "release::releases_its_own_lock",
         shows: "release deletes the caller's own lock",
         run: release_own,
@@ -126,6 +132,11 @@ pub const CHECKS: &[Check] = &[
         name: "release::slow_job",
         shows: "the slow-job scenario: A releases after its lock expired",
         run: release_slow_job,
+    },
+    Check {
+        name: "release::explored",
+        shows: "histories drawn from seeds, with clients stepping in: release does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Release),
     },
     Check {
         name: "fencing::grants_a_token",
@@ -156,6 +167,11 @@ pub const CHECKS: &[Check] = &[
         name: "fencing::gc_pause_fenced",
         shows: "the GC-pause scenario with your fenced acquire",
         run: |c| scenario_check(c, "gc-pause-fenced", only_fencing(c.lock)),
+    },
+    Check {
+        name: "fencing::explored",
+        shows: "histories drawn from seeds, counters near 9, 99 and 2^53: acquire_fenced does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Fencing),
     },
     Check {
         name: "storage::accepts_newer_and_equal_tokens",
@@ -191,6 +207,11 @@ pub const CHECKS: &[Check] = &[
         name: "storage::long_pause_fenced",
         shows: "the 40 s pause with your storage",
         run: |c| scenario_check(c, "long-pause-fenced", only_storage(c.lock)),
+    },
+    Check {
+        name: "storage::explored",
+        shows: "histories drawn from seeds, rows missing or partial, tokens across 9 → 10: the storage does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Storage),
     },
     Check {
         name: "scenarios::normal_run",
@@ -538,29 +559,31 @@ fn refuses_a_held_lock(ctx: &Ctx<'_>, taker: Taker) -> Result<Verdict, GradeErro
     let now = bench.world().now_ms();
     let function = taker.name();
     let what = if grant.is_some() {
-        Some(format!(
-            "B holds the lock, and A's {function} returned {}",
-            taker.granted(grant)
+        Some((
+            Property::AcquireRespectsHolder,
+            format!(
+                "B holds the lock, and A's {function} returned {}",
+                taker.granted(grant)
+            ),
         ))
     } else if value.as_deref() != Some(TOKEN_B) {
-        Some(format!(
-            "B holds the lock, and after A's {function} the key holds {value:?}"
+        Some((
+            Property::AcquireRespectsHolder,
+            format!("B holds the lock, and after A's {function} the key holds {value:?}"),
         ))
     } else if after != before {
-        Some(format!(
-            "B holds the lock, and A's failed {function} reset its TTL: a crashed holder's lock would \
-             never expire while others keep trying"
+        Some((
+            Property::AcquireLeavesHolderTtl,
+            format!(
+                "B holds the lock, and A's refused {function} reset its TTL: a crashed holder's lock would \
+                 never expire while others keep trying"
+            ),
         ))
     } else {
         None
     };
-    Ok(what.map_or(Verdict::Pass, |what| {
-        broken(
-            ctx,
-            function,
-            Violation::at(Property::AcquireRespectsHolder, now, what),
-            &steps,
-        )
+    Ok(what.map_or(Verdict::Pass, |(property, what)| {
+        broken(ctx, function, Violation::at(property, now, what), &steps)
     }))
 }
 
@@ -964,6 +987,18 @@ fn storage_reads(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             ctx,
             "fenced_read",
             Violation::anytime(Property::StaleRequestsRejected, what),
+            &steps,
+        ));
+    }
+    let fence = bench.world().row()?.fence;
+    if fence != 34 {
+        let what = format!(
+            "after a read with token 34, a refused read with token 33 left the row's `fence` field at {fence}"
+        );
+        return Ok(broken(
+            ctx,
+            "fenced_read",
+            Violation::anytime(Property::StorageRemembersHighest, what),
             &steps,
         ));
     }

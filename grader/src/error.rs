@@ -24,6 +24,14 @@ pub enum GradeError {
     /// the virtual clock cannot vouch for what Redis did meanwhile.
     #[error("the machine stalled ({0}): not a verdict on your lock; run again")]
     Stalled(String),
+    /// An environment variable that steers the grader holds something it cannot read.
+    #[error("{var} must be a number, in decimal or as 0x… hex, not {value:?}: fix or unset it")]
+    Setting {
+        /// The variable, e.g. `GRADER_SEED`.
+        var: &'static str,
+        /// What it held.
+        value: String,
+    },
 }
 
 impl From<redis::RedisError> for GradeError {

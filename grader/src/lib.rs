@@ -21,6 +21,8 @@
 //! - [`scenario`] describes the course's stories, [`run`] plays them and
 //!   records a [`timeline`], and [`verdict`] names the rules a safe lock keeps;
 //! - [`probe`] steps in between two commands, at every boundary in turn;
+//! - [`model`] says what each learner function must do, and [`explore`]
+//!   plays histories drawn from a seed against it;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;
@@ -38,8 +40,10 @@ pub mod clock;
 pub mod confine;
 pub mod demos;
 pub mod error;
+pub mod explore;
 pub mod harness;
 pub mod lock;
+pub mod model;
 pub mod prefix;
 pub mod probe;
 pub mod reference;

@@ -19,6 +19,8 @@ pub enum Property {
     AcquireTakesFreeLock,
     /// `acquire` never takes a lock someone else holds.
     AcquireRespectsHolder,
+    /// A refused `acquire` leaves the holder's key and its TTL as they are.
+    AcquireLeavesHolderTtl,
     /// The lock key expires after exactly the TTL asked for.
     LockHasTtl,
     /// A crash at any point leaves no lock without a TTL.
@@ -37,6 +39,12 @@ pub enum Property {
     StaleRequestsRejected,
     /// The storage accepts a token equal to the highest it has seen.
     EqualTokensAccepted,
+    /// The storage accepts a token larger than every one it has seen.
+    FreshTokensAccepted,
+    /// The storage keeps the last accepted value and reads it back.
+    StorageKeepsValue,
+    /// The fence counter and the row never expire.
+    FencesNeverExpire,
     /// The storage remembers the highest token it has seen.
     StorageRemembersHighest,
     /// The counter ends where the scenario says it must.
@@ -58,6 +66,9 @@ impl Property {
             Property::AcquireRespectsHolder => {
                 "acquire must never take a lock that another client holds"
             }
+            Property::AcquireLeavesHolderTtl => {
+                "a refused acquire must leave the holder's lock and its TTL as they are"
+            }
             Property::LockHasTtl => "the lock key must expire after exactly the TTL asked for",
             Property::NoImmortalLock => {
                 "a client that crashes at any point must not leave a lock without a TTL"
@@ -78,6 +89,15 @@ impl Property {
             Property::StorageRemembersHighest => {
                 "the storage must remember the highest token it has seen"
             }
+            Property::FreshTokensAccepted => {
+                "the storage must accept a token larger than every token it has seen"
+            }
+            Property::StorageKeepsValue => {
+                "the storage must keep the last accepted value and read it back (0 when there is none)"
+            }
+            Property::FencesNeverExpire => {
+                "the fence counter and the storage row must never expire"
+            }
             Property::CounterEndsRight => "the counter must end where the scenario says",
             Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
             Property::KeepsToItsKeys => {
@@ -94,7 +114,13 @@ impl Property {
                  16 to 20 bytes, as hex or base64. A clock, a counter or a constant can repeat or be guessed."
             }
             Property::AcquireTakesFreeLock => {
-                "Send `SET key token NX PX ttl` and return true when Redis answers OK (nil means: taken)."
+                "Send `SET key token NX PX ttl`: Redis answers OK when it wrote the key and nil when the key \
+                 exists. Report exactly that: a grant (true, or the new fencing token) on OK, a refusal on nil."
+            }
+            Property::AcquireLeavesHolderTtl => {
+                "When `SET … NX` answers nil, the lock is someone else's, and so is its TTL: send nothing \
+                 else (no PEXPIRE, no SET without NX). Refreshing it keeps a crashed holder's lock alive for \
+                 as long as others keep trying."
             }
             Property::AcquireRespectsHolder | Property::OneWinner => {
                 "Only `SET … NX` decides who wins: it writes the key only if it does not exist, in one atomic \
@@ -126,7 +152,22 @@ impl Property {
             }
             Property::EqualTokensAccepted => {
                 "Refuse only tokens strictly smaller than the highest seen: the holder sends the same token \
-                 with every request."
+                 with every request, and may send the same value or read twice. A field that is not there \
+                 yet reads as 0."
+            }
+            Property::FreshTokensAccepted => {
+                "Compare tokens as numbers (`tonumber` in Lua): as strings, \"10\" is smaller than \"9\". A row \
+                 that does not exist yet, or lacks its `fence` field, has seen no token: read the field as 0 \
+                 (`tonumber(redis.call(\"HGET\", …)) or 0`)."
+            }
+            Property::StorageKeepsValue => {
+                "An accepted write stores its value (HSET `value`), a refused one changes nothing, and a read \
+                 returns the `value` field as a number, 0 when it is not there yet."
+            }
+            Property::FencesNeverExpire => {
+                "Only the lock key gets a TTL. When the counter expires, INCR starts again from 1 and hands out \
+                 tokens the storage refuses; when the row expires, the storage forgets the highest token it \
+                 has seen and lets stale holders in."
             }
             Property::StorageRemembersHighest => {
                 "After accepting a request, store its token in the row's `fence` field (HSET), so that older \
@@ -151,6 +192,7 @@ impl Property {
             | Property::TokensUnguessable
             | Property::AcquireTakesFreeLock
             | Property::AcquireRespectsHolder
+            | Property::AcquireLeavesHolderTtl
             | Property::LockHasTtl
             | Property::NoImmortalLock
             | Property::OneWinner
@@ -168,6 +210,9 @@ impl Property {
             Property::TokensGrow
             | Property::StaleRequestsRejected
             | Property::EqualTokensAccepted
+            | Property::FreshTokensAccepted
+            | Property::StorageKeepsValue
+            | Property::FencesNeverExpire
             | Property::StorageRemembersHighest => "4, Fencing tokens (book/src/fencing.md)",
         }
     }

@@ -3,11 +3,13 @@
 //! A grader is only as good as the mistakes it catches and the correct code it
 //! lets through. [`wrong`] holds locks with one classic mistake each, taken
 //! from real projects' bug trackers, each paired with the check that must
-//! catch it and the rule it must name. [`variants`] holds correct locks
+//! catch it and the rule it must name; [`unseen`] holds the code of those
+//! only an explorer check catches. [`variants`] holds correct locks
 //! written differently from the reference, which must pass every check.
 //! [`misbehaving`] holds code that does not even return properly (panics,
 //! loops), which must be reported per check without stopping the rest.
 
 pub mod misbehaving;
+pub mod unseen;
 pub mod variants;
 pub mod wrong;

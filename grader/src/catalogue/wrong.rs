@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult, Script};
 
+use super::unseen;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
 use crate::verdict::Property;
@@ -112,7 +113,7 @@ pub const ALL: &[Wrong] = &[
             ..REFERENCE
         },
         fails: "acquire::refuses_a_held_lock",
-        breaks: Property::AcquireRespectsHolder,
+        breaks: Property::AcquireLeavesHolderTtl,
     },
     Wrong {
         lock: Lock {
@@ -268,6 +269,90 @@ pub const ALL: &[Wrong] = &[
         },
         fails: "token::unguessable",
         breaks: Property::TokensUnguessable,
+    },
+    // ------------------------------------------------------------------
+    // Mistakes only an explorer check catches (the code is in
+    // `super::unseen`): each passes every check above but its explorer.
+    Wrong {
+        lock: Lock {
+            name: "fence compared as a string",
+            fenced_write: unseen::string_compare,
+            ..REFERENCE
+        },
+        fails: "storage::explored",
+        breaks: Property::FreshTokensAccepted,
+    },
+    Wrong {
+        lock: Lock {
+            name: "read that assumes the row has a value",
+            fenced_read: unseen::read_assumes_value,
+            ..REFERENCE
+        },
+        fails: "storage::explored",
+        breaks: Property::FreshTokensAccepted,
+    },
+    Wrong {
+        lock: Lock {
+            name: "read that refuses a repeated token",
+            fenced_read: unseen::read_refuses_repeat,
+            ..REFERENCE
+        },
+        fails: "storage::explored",
+        breaks: Property::EqualTokensAccepted,
+    },
+    Wrong {
+        lock: Lock {
+            name: "stale read that lowers the fence",
+            fenced_read: unseen::read_lowers_fence,
+            ..REFERENCE
+        },
+        fails: "storage::explored",
+        breaks: Property::StorageRemembersHighest,
+    },
+    Wrong {
+        lock: Lock {
+            name: "row with a TTL",
+            fenced_write: unseen::row_with_ttl,
+            ..REFERENCE
+        },
+        fails: "storage::explored",
+        breaks: Property::FencesNeverExpire,
+    },
+    Wrong {
+        lock: Lock {
+            name: "counter named after the lock",
+            acquire_fenced: unseen::counter_named_after_lock,
+            ..REFERENCE
+        },
+        fails: "fencing::explored",
+        breaks: Property::TokensGrow,
+    },
+    Wrong {
+        lock: Lock {
+            name: "counter with a TTL",
+            acquire_fenced: unseen::counter_with_ttl,
+            ..REFERENCE
+        },
+        fails: "fencing::explored",
+        breaks: Property::FencesNeverExpire,
+    },
+    Wrong {
+        lock: Lock {
+            name: "release that deletes and puts back",
+            release: unseen::delete_and_put_back,
+            ..REFERENCE
+        },
+        fails: "release::explored",
+        breaks: Property::ReleaseSparesOthers,
+    },
+    Wrong {
+        lock: Lock {
+            name: "SET NX, then PEXPIRE every time",
+            acquire: unseen::expire_every_time,
+            ..REFERENCE
+        },
+        fails: "acquire::explored",
+        breaks: Property::AcquireLeavesHolderTtl,
     },
 ];
 

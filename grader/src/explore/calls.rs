@@ -1,0 +1,142 @@
+//! Calls in a history: the caller's, through its wire and the sandbox, and
+//! those of a client stepping in, with the reference on the grader's own
+//! connection.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use redis::RedisResult;
+
+use super::history::{Actor, Call, History, Move, client_name};
+use super::play::Done;
+use crate::clock::Expiry;
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::model::{Answer, Op};
+use crate::reference;
+use crate::sandbox::{self, Failure};
+use crate::wire::{Action, Fired, Wire};
+use crate::world::{Keys, World};
+
+/// Runs `call` by `client` on its wire, through the sandbox.
+pub fn run_call(
+    lock: &Lock,
+    keys: &Keys,
+    token: &str,
+    call: Call,
+    wire: Wire,
+) -> (Option<Wire>, Result<Answer, Failure>) {
+    let l = *lock;
+    let (lk, fk, rk, token) = (
+        keys.lock.clone(),
+        keys.fence.clone(),
+        keys.row.clone(),
+        token.to_string(),
+    );
+    sandbox::call(wire, move |w: &mut Wire| -> RedisResult<Answer> {
+        Ok(match call {
+            Call::Acquire { ttl_ms } => {
+                Answer::Bool((l.acquire)(w, &lk, &token, Duration::from_millis(ttl_ms))?)
+            }
+            Call::Release => Answer::Bool((l.release)(w, &lk, &token)?),
+            Call::AcquireFenced { ttl_ms } => Answer::Token((l.acquire_fenced)(
+                w,
+                &lk,
+                &fk,
+                &token,
+                Duration::from_millis(ttl_ms),
+            )?),
+            Call::Write { token, value } => Answer::Bool((l.fenced_write)(w, &rk, token, value)?),
+            Call::Read { token } => Answer::Read((l.fenced_read)(w, &rk, token)?),
+        })
+    })
+}
+
+/// Runs `call` with the reference, on the grader's connection.
+pub fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answer, GradeError> {
+    let keys = world.keys.clone();
+    let con = world.con();
+    let answer = match call {
+        Call::Acquire { ttl_ms } => Answer::Bool(reference::acquire::acquire(
+            con,
+            &keys.lock,
+            token,
+            Duration::from_millis(ttl_ms),
+        )?),
+        Call::Release => Answer::Bool(reference::release::release(con, &keys.lock, token)?),
+        Call::AcquireFenced { ttl_ms } => Answer::Token(reference::fencing::acquire_fenced(
+            con,
+            &keys.lock,
+            &keys.fence,
+            token,
+            Duration::from_millis(ttl_ms),
+        )?),
+        Call::Write { token, value } => Answer::Bool(reference::storage::fenced_write(
+            con, &keys.row, token, value,
+        )?),
+        Call::Read { token } => {
+            Answer::Read(reference::storage::fenced_read(con, &keys.row, token)?)
+        }
+    };
+    world.settle()?;
+    Ok(answer)
+}
+
+/// The grader's move between two commands of the call.
+pub fn step_in_action(
+    h: &History,
+    caller: usize,
+    actor: &Actor,
+    log: Arc<Mutex<Vec<Done>>>,
+) -> Action {
+    let caller = client_name(caller);
+    match actor.clone() {
+        Actor::Crash => Box::new(move |_| {
+            Ok(Fired::Crash(format!(
+                "here {caller} crashed: it sends nothing more"
+            )))
+        }),
+        Actor::Client { client, moves } => {
+            let token = h.tokens[client].clone();
+            let shown: Vec<Option<String>> = moves
+                .iter()
+                .map(|m| match m {
+                    Move::ExpireLock => None,
+                    Move::Call(c) => Some(c.show(h, client)),
+                })
+                .collect();
+            Box::new(move |world: &mut World| {
+                let mut said = Vec::new();
+                for (m, text) in moves.iter().zip(&shown) {
+                    let done = match (m, text) {
+                        (Move::Call(call), Some(text)) => {
+                            let answer = reference_call(world, &token, *call)?;
+                            said.push(format!("{text} → {answer}"));
+                            Done {
+                                text: text.clone(),
+                                op: call.op(&token),
+                                answer: Some(answer),
+                            }
+                        }
+                        _ => {
+                            let Expiry::At(at) = world.lock_expiry()? else {
+                                continue;
+                            };
+                            world.advance_to(at)?;
+                            let text =
+                                format!("the lock expired (t = {})", crate::verdict::seconds(at));
+                            said.push(text.clone());
+                            Done {
+                                text,
+                                op: Op::AdvanceTo(at),
+                                answer: None,
+                            }
+                        }
+                    };
+                    log.lock().unwrap_or_else(|p| p.into_inner()).push(done);
+                }
+                Ok(Fired::Continue(format!("here {}", said.join(", then "))))
+            })
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! Histories made from a seed.
+//!
+//! The draws aim where simple tests never go: key names that cannot be
+//! guessed from one another; fence counters and row tokens just below a
+//! power of ten (9 → 10, 99 → 100) or near 2^53, the largest integer a Lua
+//! number holds exactly; rows missing, or missing a field; TTLs below a
+//! second and between whole seconds (all multiples of the clock's 250 ms);
+//! the same value written twice, the same token sent twice; waits that stop
+//! just before, at, or just after the lock's expiry, or pass every TTL a
+//! call could have set; and, in most calls of the function under test,
+//! another client (any of them) or a crash between two of its commands.
+//!
+//! While drawing, the generator follows the model (taking the first way each
+//! step may go) only to choose sensible next steps: who holds the lock, what
+//! the highest token is. The history itself is plain data.
+
+use super::history::{Actor, Call, Exercise, History, Move, Start, Step, StepIn};
+use super::rng::Rng;
+use crate::model::{self, Op, Row, State};
+
+/// 2^53: above it, a Lua number no longer holds every integer.
+pub const EXACT_LIMIT: u64 = 1 << 53;
+
+const LOCK_NAMES: &[&str] = &[
+    "lock",
+    "job:7",
+    "mutex",
+    "orders:lock",
+    "leader",
+    "cron:nightly",
+    "invoice-42",
+    "res",
+];
+const FENCE_NAMES: &[&str] = &[
+    "seq",
+    "counter:9",
+    "tokens",
+    "epoch",
+    "gen",
+    "fencing",
+    "ticket",
+    "n",
+];
+const ROW_NAMES: &[&str] = &[
+    "row", "acct:3", "balance", "state", "doc:17", "ledger", "cell", "record",
+];
+/// TTLs in ms: below a second, between whole seconds, whole seconds.
+const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 10_000, 30_000];
+/// Longer than any TTL above: a wait this long lets everything expire.
+const PAST_EVERY_TTL: u64 = 61_000;
+
+/// The history for `seed`.
+pub fn history(exercise: Exercise, seed: u64) -> History {
+    let mut rng = Rng::new(seed);
+    let clients = 2 + rng.below(3) as usize;
+    let mut tokens: Vec<String> = (0..clients)
+        .map(|i| {
+            format!(
+                "tok-{}-{:04x}",
+                super::history::client_name(i),
+                rng.below(0x1_0000)
+            )
+        })
+        .collect();
+    // Now and then two clients share a token: a token is who you are.
+    if rng.chance(1, 8) {
+        tokens[1] = tokens[0].clone();
+    }
+    let mut h = History {
+        seed,
+        exercise,
+        lock: rng.pick(LOCK_NAMES).to_string(),
+        fence: rng.pick(FENCE_NAMES).to_string(),
+        row: rng.pick(ROW_NAMES).to_string(),
+        tokens,
+        start: Start::default(),
+        steps: Vec::new(),
+    };
+    h.start = start(&mut rng, exercise, clients);
+    let mut state = initial(&h);
+    let steps = 3 + rng.below(5);
+    for _ in 0..steps {
+        let step = next_step(&mut rng, &h, &state);
+        follow(&h, &mut state, &step);
+        h.steps.push(step);
+    }
+    h
+}
+
+/// A number near where decimal strings and Lua numbers go wrong.
+fn boundary(rng: &mut Rng) -> u64 {
+    match rng.below(8) {
+        0 => 9,
+        1 => 99,
+        2 => 999,
+        3 => 9_999_999,
+        // A history hands out a few dozen tokens at most: they all stay
+        // within what a Lua number holds exactly.
+        4 => EXACT_LIMIT - 64,
+        5 => 1 + rng.below(1000),
+        6 => 1 + rng.below(EXACT_LIMIT / 2),
+        _ => 1,
+    }
+}
+
+fn start(rng: &mut Rng, exercise: Exercise, clients: usize) -> Start {
+    let mut start = Start::default();
+    match exercise {
+        Exercise::Acquire | Exercise::Release | Exercise::Fencing => {
+            if rng.chance(1, 2) {
+                start.lock = Some((rng.below(clients as u64) as usize, rng.pick(TTLS)));
+            }
+            if exercise == Exercise::Fencing && rng.chance(5, 6) {
+                start.counter = Some(boundary(rng));
+            }
+        }
+        Exercise::Storage => {
+            let fence = boundary(rng);
+            let value = rng.pick(&[0, 1, 7, 42, -5, 1_000_000]);
+            match rng.below(4) {
+                0 => {}
+                1 => start.row_value = Some(value),
+                2 => start.row_fence = Some(fence),
+                _ => (start.row_value, start.row_fence) = (Some(value), Some(fence)),
+            }
+            // Tokens stay near the row's fence, or near a boundary when none.
+            if start.row_fence.is_none() {
+                start.counter = Some(fence);
+            }
+        }
+    }
+    start
+}
+
+/// The model's state at the start of `h`.
+pub fn initial(h: &History) -> State {
+    let mut state = State {
+        now_ms: 0,
+        lock: None,
+        counter: h.start.counter.unwrap_or(0),
+        row: Row {
+            value: h.start.row_value.unwrap_or(0),
+            fence: h.start.row_fence.unwrap_or(0),
+        },
+    };
+    if let Some((client, ttl_ms)) = h.start.lock {
+        state = model::apply(
+            &state,
+            &Op::Acquire {
+                token: h.tokens[client].clone(),
+                ttl_ms,
+            },
+            None,
+        )
+        .remove(0)
+        .state;
+    }
+    state
+}
+
+/// The storage's tokens are drawn around this number.
+fn token_base(h: &History, state: &State) -> u64 {
+    if state.row.fence > 0 {
+        state.row.fence
+    } else {
+        h.start.counter.unwrap_or(1)
+    }
+}
+
+/// A fencing token: often the highest seen, the next one, or an older one.
+fn fencing_token(rng: &mut Rng, base: u64) -> u64 {
+    let t = match rng.below(6) {
+        0 | 1 => base + 1,
+        2 => base,
+        3 => base.saturating_sub(1),
+        4 => base + 1 + rng.below(3),
+        _ => base.saturating_sub(1 + rng.below(3)),
+    };
+    t.clamp(1, EXACT_LIMIT)
+}
+
+fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
+    let clients = h.tokens.len() as u64;
+    let holder = state
+        .lock
+        .as_ref()
+        .and_then(|held| h.tokens.iter().position(|t| *t == held.token));
+    if rng.chance(1, 7) {
+        return Step::Wait(wait(rng, state));
+    }
+    let client = match (h.exercise, holder) {
+        (Exercise::Release, Some(holder)) if rng.chance(1, 2) => holder,
+        _ => rng.below(clients) as usize,
+    };
+    // A held lock is often released by its holder, so that the next
+    // acquire finds it free: most mistakes show on a free lock.
+    let (client, call) = match (h.exercise, holder) {
+        (Exercise::Acquire | Exercise::Fencing, Some(holder)) if rng.chance(1, 3) => {
+            (holder, Call::Release)
+        }
+        _ => (client, next_call(rng, h, state)),
+    };
+    let step_in = (h.exercise.tests(&call) && rng.chance(4, 5)).then(|| StepIn {
+        // Mostly right after the first command: the gap of a check in one
+        // command and an act in the next.
+        before: rng.pick(&[0, 1, 1, 1, 2, 2, 3, 4]),
+        actor: actor(rng, h, state, client),
+    });
+    Step::Call {
+        client,
+        call,
+        step_in,
+    }
+}
+
+fn next_call(rng: &mut Rng, h: &History, state: &State) -> Call {
+    match h.exercise {
+        Exercise::Acquire | Exercise::Fencing if rng.chance(1, 8) => Call::Release,
+        Exercise::Acquire => Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        },
+        Exercise::Fencing => Call::AcquireFenced {
+            ttl_ms: rng.pick(TTLS),
+        },
+        Exercise::Release if rng.chance(2, 5) => Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        },
+        Exercise::Release => Call::Release,
+        Exercise::Storage => storage_call(rng, token_base(h, state), state.row.value),
+    }
+}
+
+fn storage_call(rng: &mut Rng, base: u64, last_value: i64) -> Call {
+    let token = fencing_token(rng, base);
+    if rng.chance(2, 5) {
+        Call::Read { token }
+    } else {
+        // The same value again, now and then.
+        let value = if rng.chance(1, 4) {
+            last_value
+        } else {
+            rng.pick(&[1, 2, 3, 7, 42, -1])
+        };
+        Call::Write { token, value }
+    }
+}
+
+/// How long a wait lasts: to just before, at or just after the lock's
+/// expiry, or past every TTL.
+fn wait(rng: &mut Rng, state: &State) -> u64 {
+    let left = state
+        .lock
+        .as_ref()
+        .map(|held| held.expires_at.saturating_sub(state.now_ms));
+    match (rng.below(4), left) {
+        (0, Some(left)) if left > 250 => left - 250,
+        (1, Some(left)) => left,
+        (2, Some(left)) => left + 250,
+        (3, _) => PAST_EVERY_TTL,
+        _ => rng.pick(&[250, 1000, 1500]),
+    }
+}
+
+fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
+    if rng.chance(1, 6) {
+        return Actor::Crash;
+    }
+    // Not the holder: a holder taking its own lock again tells a confusing
+    // story, and the model allows either answer to it.
+    let holder = state
+        .lock
+        .as_ref()
+        .and_then(|held| h.tokens.iter().position(|t| *t == held.token));
+    let mut others: Vec<usize> = (0..h.tokens.len())
+        .filter(|&c| c != caller && Some(c) != holder)
+        .collect();
+    if others.is_empty() {
+        others = (0..h.tokens.len()).filter(|&c| c != caller).collect();
+    }
+    let client = rng.pick(&others);
+    let ttl_ms = rng.pick(TTLS);
+    let moves = match h.exercise {
+        Exercise::Acquire | Exercise::Release => match rng.below(4) {
+            0 | 1 => vec![Move::ExpireLock, Move::Call(Call::Acquire { ttl_ms })],
+            2 => vec![Move::Call(Call::Acquire { ttl_ms })],
+            _ => vec![Move::Call(Call::Release)],
+        },
+        // Another grant, which may also end before the call goes on: then the
+        // call may find the lock free again, with an older number in hand.
+        Exercise::Fencing => match rng.below(5) {
+            0 | 1 => vec![Move::ExpireLock, Move::Call(Call::AcquireFenced { ttl_ms })],
+            2 => vec![
+                Move::ExpireLock,
+                Move::Call(Call::AcquireFenced { ttl_ms }),
+                Move::ExpireLock,
+            ],
+            3 => vec![Move::Call(Call::AcquireFenced { ttl_ms })],
+            _ => vec![Move::Call(Call::Release)],
+        },
+        Exercise::Storage => {
+            let base = token_base(h, state);
+            // The client stepping in is mostly the newer holder.
+            let token = (base + rng.below(3)).clamp(1, EXACT_LIMIT);
+            vec![Move::Call(if rng.chance(1, 3) {
+                Call::Read { token }
+            } else {
+                Call::Write {
+                    token,
+                    value: rng.pick(&[5, 9, 11]),
+                }
+            })]
+        }
+    };
+    Actor::Client { client, moves }
+}
+
+/// Follows `step` in the model, the first way it may go, to choose the next
+/// steps.
+fn follow(h: &History, state: &mut State, step: &Step) {
+    match step {
+        Step::Wait(ms) => state.advance_to(state.now_ms + ms),
+        Step::Call {
+            client,
+            call,
+            step_in,
+        } => {
+            if let Some(StepIn {
+                actor:
+                    Actor::Client {
+                        client: other,
+                        moves,
+                    },
+                ..
+            }) = step_in
+            {
+                for m in moves {
+                    match m {
+                        Move::ExpireLock => {
+                            if let Some(at) = state.lock.as_ref().map(|held| held.expires_at) {
+                                state.advance_to(at);
+                            }
+                        }
+                        Move::Call(c) => apply_first(state, &c.op(&h.tokens[*other])),
+                    }
+                }
+            }
+            apply_first(state, &call.op(&h.tokens[*client]));
+        }
+    }
+}
+
+fn apply_first(state: &mut State, op: &Op) {
+    let before = state.lock.clone();
+    if let Some(branch) = model::apply(state, op, None).into_iter().next() {
+        *state = branch.state;
+    }
+    // A grant's token is not known here; the counter moves on by one.
+    if matches!(op, Op::AcquireFenced { .. }) && state.lock != before {
+        state.counter += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_makes_one_history() {
+        for exercise in [
+            Exercise::Acquire,
+            Exercise::Release,
+            Exercise::Fencing,
+            Exercise::Storage,
+        ] {
+            for seed in 0..50 {
+                let h = history(exercise, seed);
+                assert_eq!(h, history(exercise, seed));
+                assert!((2..=4).contains(&h.tokens.len()));
+                assert!(h.lock != h.fence && h.fence != h.row && h.lock != h.row);
+            }
+        }
+    }
+
+    #[test]
+    fn fencing_tokens_stay_within_what_lua_holds_exactly() {
+        for seed in 0..200 {
+            let h = history(Exercise::Storage, seed);
+            for step in &h.steps {
+                if let Step::Call { call, .. } = step {
+                    assert!(
+                        call.fencing_token()
+                            .is_none_or(|t| (1..=EXACT_LIMIT).contains(&t))
+                    );
+                }
+            }
+        }
+    }
+}

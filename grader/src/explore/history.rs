@@ -1,0 +1,228 @@
+//! What the explorer plays: a history of calls by a few clients.
+//!
+//! A [`History`] is plain data, made from a seed by [`super::generate`] and
+//! made shorter by [`super::shrink`]: the names of the three keys, each
+//! client's lock token, what Redis holds at the start, and the steps. A step
+//! is a call by one client (possibly with another client stepping in between
+//! two of its commands, or the caller crashing there) or a wait.
+
+use crate::lock::Lock;
+use crate::model::Op;
+use crate::reference::LOCK as REFERENCE;
+use crate::verdict::seconds;
+
+/// The exercise whose functions a history tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exercise {
+    /// `acquire`.
+    Acquire,
+    /// `release`.
+    Release,
+    /// `acquire_fenced`.
+    Fencing,
+    /// `fenced_write` and `fenced_read`.
+    Storage,
+}
+
+impl Exercise {
+    /// Whether `call` runs a function of this exercise (the others run the
+    /// reference's).
+    pub fn tests(self, call: &Call) -> bool {
+        matches!(
+            (self, call),
+            (Exercise::Acquire, Call::Acquire { .. })
+                | (Exercise::Release, Call::Release)
+                | (Exercise::Fencing, Call::AcquireFenced { .. })
+                | (Exercise::Storage, Call::Write { .. } | Call::Read { .. })
+        )
+    }
+
+    /// `lock`'s functions for this exercise, the reference's for the others.
+    pub fn lock_under_test(self, lock: &Lock) -> Lock {
+        let mut only = Lock {
+            name: lock.name,
+            ..REFERENCE
+        };
+        match self {
+            Exercise::Acquire => only.acquire = lock.acquire,
+            Exercise::Release => only.release = lock.release,
+            Exercise::Fencing => only.acquire_fenced = lock.acquire_fenced,
+            Exercise::Storage => {
+                only.fenced_write = lock.fenced_write;
+                only.fenced_read = lock.fenced_read;
+            }
+        }
+        only
+    }
+}
+
+/// One history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct History {
+    /// The seed it was made from.
+    pub seed: u64,
+    /// The exercise it tests.
+    pub exercise: Exercise,
+    /// The lock key's name (without the world's prefix).
+    pub lock: String,
+    /// The fence counter's name.
+    pub fence: String,
+    /// The row's name.
+    pub row: String,
+    /// Each client's lock token; client `i` is called [`client_name`]`(i)`.
+    pub tokens: Vec<String>,
+    /// What Redis holds before the first step.
+    pub start: Start,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+/// What Redis holds before the first step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Start {
+    /// The lock, held by this client for this many ms.
+    pub lock: Option<(usize, u64)>,
+    /// The fence counter's value, if it exists.
+    pub counter: Option<u64>,
+    /// The row's `value` field, if there is one.
+    pub row_value: Option<i64>,
+    /// The row's `fence` field, if there is one.
+    pub row_fence: Option<u64>,
+}
+
+/// One step of a history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A client calls a function.
+    Call {
+        /// Who.
+        client: usize,
+        /// What.
+        call: Call,
+        /// What happens between two of its commands, if anything.
+        step_in: Option<StepIn>,
+    },
+    /// Virtual time moves on by this many ms (a pause, a slow job).
+    Wait(u64),
+}
+
+/// Something that happens just before command number `before` of a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepIn {
+    /// The 0-based command it comes before (past the last: after the call's
+    /// last command, before it returns).
+    pub before: usize,
+    /// What happens.
+    pub actor: Actor,
+}
+
+/// Who steps in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// The caller crashes: it sends nothing more.
+    Crash,
+    /// Another client makes these moves (with the reference's functions).
+    Client {
+        /// Which.
+        client: usize,
+        /// What, in order.
+        moves: Vec<Move>,
+    },
+}
+
+/// A move of a client stepping in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Move {
+    /// Virtual time moves to the lock's expiry, which frees it.
+    ExpireLock,
+    /// A call of one of the lock's functions.
+    Call(Call),
+}
+
+/// A call of one of the lock's functions, with the caller's own lock token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// `acquire(lock, token, ttl)`.
+    Acquire {
+        /// The TTL, in ms.
+        ttl_ms: u64,
+    },
+    /// `release(lock, token)`.
+    Release,
+    /// `acquire_fenced(lock, fence, token, ttl)`.
+    AcquireFenced {
+        /// The TTL, in ms.
+        ttl_ms: u64,
+    },
+    /// `fenced_write(row, fencing_token, value)`.
+    Write {
+        /// The fencing token.
+        token: u64,
+        /// The value.
+        value: i64,
+    },
+    /// `fenced_read(row, fencing_token)`.
+    Read {
+        /// The fencing token.
+        token: u64,
+    },
+}
+
+impl Call {
+    /// The function it calls.
+    pub fn function(&self) -> &'static str {
+        match self {
+            Call::Acquire { .. } => "acquire",
+            Call::Release => "release",
+            Call::AcquireFenced { .. } => "acquire_fenced",
+            Call::Write { .. } => "fenced_write",
+            Call::Read { .. } => "fenced_read",
+        }
+    }
+
+    /// The model's operation for it, with the caller's lock `token`.
+    pub fn op(&self, token: &str) -> Op {
+        let token = token.to_string();
+        match *self {
+            Call::Acquire { ttl_ms } => Op::Acquire { token, ttl_ms },
+            Call::Release => Op::Release { token },
+            Call::AcquireFenced { ttl_ms } => Op::AcquireFenced { token, ttl_ms },
+            Call::Write { token, value } => Op::Write { token, value },
+            Call::Read { token } => Op::Read { token },
+        }
+    }
+
+    /// The fencing token it sends, for the storage's functions.
+    pub fn fencing_token(&self) -> Option<u64> {
+        match *self {
+            Call::Write { token, .. } | Call::Read { token } => Some(token),
+            _ => None,
+        }
+    }
+
+    /// The call as a report shows it: `A's release(job:7, "tok-A-1f2e")`.
+    pub fn show(&self, h: &History, client: usize) -> String {
+        let who = client_name(client);
+        let token = &h.tokens[client];
+        let (lock, fence, row) = (&h.lock, &h.fence, &h.row);
+        match *self {
+            Call::Acquire { ttl_ms } => {
+                format!("{who}'s acquire({lock}, {token:?}, {})", seconds(ttl_ms))
+            }
+            Call::Release => format!("{who}'s release({lock}, {token:?})"),
+            Call::AcquireFenced { ttl_ms } => format!(
+                "{who}'s acquire_fenced({lock}, {fence}, {token:?}, {})",
+                seconds(ttl_ms)
+            ),
+            Call::Write { token, value } => {
+                format!("{who}'s fenced_write({row}, {token}, {value})")
+            }
+            Call::Read { token } => format!("{who}'s fenced_read({row}, {token})"),
+        }
+    }
+}
+
+/// Client `i`'s name in reports.
+pub fn client_name(i: usize) -> &'static str {
+    ["A", "B", "C", "D"].get(i).copied().unwrap_or("E")
+}

@@ -1,0 +1,82 @@
+//! The ways a step may have gone, in the model.
+//!
+//! A call that another client stepped into is still correct if the step
+//! ends as if the calls had come one wholly after the other, in some order;
+//! and a call that crashed is correct if Redis is as it would be with the
+//! call done, or not begun. For each order the caller offers, this walks
+//! every branch the model allows (a grant or a refusal where both are
+//! right) and compares where each ends with what Redis holds.
+
+use crate::model::{self, Answer, Baseline, Diff, Expected, Observed, Op, State};
+
+/// One call in an order the model tries: its text, operation and answer
+/// (`None` when it crashed or made no answer).
+pub type Linear = (String, Op, Option<Answer>);
+
+/// One way the step may have gone, and how Redis differs from it.
+#[derive(Clone, Debug)]
+pub struct Tried {
+    /// The model's state at its end (its counter raised to Redis').
+    pub state: State,
+    /// What the model expected of each call in the order.
+    pub expected: Vec<Option<Expected>>,
+    /// Which call of the order is the call under test.
+    pub under_test: usize,
+    /// The differences: none when this way fits.
+    pub diffs: Vec<Diff>,
+}
+
+/// Every way `order` may go from `start`, compared with `observed`.
+pub fn tried(
+    start: &State,
+    order: &[Linear],
+    under_test: usize,
+    observed: &Observed,
+    baseline: &Baseline,
+) -> Vec<Tried> {
+    let mut leaves = Vec::new();
+    walk(start, order, Vec::new(), Vec::new(), &mut leaves);
+    leaves
+        .into_iter()
+        .map(|(mut state, expected, mut diffs)| {
+            diffs.extend(model::compare(&mut state, observed, baseline));
+            Tried {
+                state,
+                expected,
+                under_test,
+                diffs,
+            }
+        })
+        .collect()
+}
+
+type Leaf = (State, Vec<Option<Expected>>, Vec<Diff>);
+
+fn walk(
+    state: &State,
+    rest: &[Linear],
+    expected: Vec<Option<Expected>>,
+    diffs: Vec<Diff>,
+    out: &mut Vec<Leaf>,
+) {
+    let Some(((_, op, got), rest)) = rest.split_first() else {
+        out.push((state.clone(), expected, diffs));
+        return;
+    };
+    let k = expected.len();
+    for branch in model::apply(state, op, got.as_ref()) {
+        let mut e = expected.clone();
+        let mut d = diffs.clone();
+        if let (Some(want), Some(got)) = (&branch.expected, got)
+            && !want.admits(got)
+        {
+            d.push(Diff::Answer {
+                op: k,
+                expected: want.clone(),
+                got: got.clone(),
+            });
+        }
+        e.push(branch.expected);
+        walk(&branch.state, rest, e, d, out);
+    }
+}

@@ -1,0 +1,384 @@
+//! Playing one history against Redis and holding every step to the model.
+//!
+//! Each client talks through a [`Wire`] of its own; the function under test
+//! runs in the sandbox, so a panic or a loop fails the history, not the
+//! grader. A client that steps in does so with the reference's functions on
+//! the grader's connection, between two commands of the call. After each
+//! step the grader reads the lock key, the counter and the row (values, and
+//! expiries from the clock) and asks the model whether any way the step may
+//! go leads there: with a client stepping in, its calls may count as coming
+//! before the call under test or after it, and with a crash, the call may
+//! have taken effect or not. When none does, the step diverged.
+
+use std::sync::{Arc, Mutex};
+
+use super::calls::{run_call, step_in_action};
+use super::history::{Actor, Call, History, Step, StepIn, client_name};
+use super::observe::{observe, set_up};
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::model::{self, Answer, Baseline, Diff, Divergence, Expected, Op, State};
+use crate::sandbox::Failure;
+use crate::verdict::Violation;
+use crate::wire::{Intervention, Step as Sent, Wire};
+use crate::world::{SharedWorld, World, enter};
+
+/// How a history ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Every step went as the model allows.
+    Pass,
+    /// Step `step` went differently, breaking this rule.
+    Diverged {
+        /// The step's index.
+        step: usize,
+        /// The function whose call diverged.
+        function: &'static str,
+        /// The rule, as the exercise's judge names it.
+        violation: Violation,
+    },
+    /// The function under test failed to return, at step `step`.
+    Failed {
+        /// The step's index.
+        step: usize,
+        /// The function.
+        function: &'static str,
+        /// How.
+        failure: Failure,
+    },
+    /// The function under test is still a stub.
+    NotStarted {
+        /// The function.
+        function: &'static str,
+        /// The stub's message.
+        message: String,
+    },
+}
+
+/// A call a client made while stepping in, with its answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// The call as text.
+    pub text: String,
+    /// The model's operation for it.
+    pub op: Op,
+    /// What it returned (`None` for a move of time).
+    pub answer: Option<Answer>,
+}
+
+/// What one step looked like, for the transcript.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Virtual time when the step began, in ms.
+    pub t_ms: u64,
+    /// The call as text (`A's release(lock, "tok-A")`), or the wait.
+    pub text: String,
+    /// Whether the call ran the function under test.
+    pub yours: bool,
+    /// The commands the caller sent, with the grader's move between them.
+    pub sent: Vec<Sent>,
+    /// What the client stepping in did, with the model's answers in the
+    /// order the model tried first.
+    pub moves: Vec<(Done, Option<Expected>)>,
+    /// What the call returned (`None`: it crashed, or it is a wait).
+    pub answer: Option<Answer>,
+    /// What the model allows it to return, in the order tried first.
+    pub expected: Option<Expected>,
+    /// How Redis differs from the model, when the step diverged.
+    pub diffs: Vec<Diff>,
+}
+
+/// A played history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// Step by step, up to the end.
+    pub records: Vec<Record>,
+    /// How it ended.
+    pub end: End,
+}
+
+/// Plays `h` with `lock` (already the lock under test for the exercise).
+pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
+    let world = World::open_named(&h.lock, &h.fence, &h.row)?.shared();
+    let baseline = set_up(&mut enter(&world), h)?;
+    let mut model = super::generate::initial(h);
+    let mut wires: Vec<Option<Wire>> = Vec::new();
+    for _ in &h.tokens {
+        wires.push(Some(Wire::open(&world)?));
+    }
+    let mut records = Vec::new();
+    for (i, step) in h.steps.iter().enumerate() {
+        let t_ms = enter(&world).now_ms();
+        let (record, end) = match step {
+            Step::Wait(ms) => wait(&world, h, &mut model, &baseline, i, t_ms + ms)?,
+            Step::Call {
+                client,
+                call,
+                step_in,
+            } => {
+                let wire = match wires[*client].take() {
+                    Some(wire) => wire,
+                    None => Wire::open(&world)?,
+                };
+                let (record, end, wire) = call_step(
+                    &world,
+                    h,
+                    lock,
+                    &mut model,
+                    &baseline,
+                    i,
+                    (*client, *call),
+                    step_in,
+                    wire,
+                )?;
+                wires[*client] = wire;
+                (record, end)
+            }
+        };
+        records.push(Record { t_ms, ..record });
+        if let Some(end) = end {
+            return Ok(Played { records, end });
+        }
+    }
+    Ok(Played {
+        records,
+        end: End::Pass,
+    })
+}
+
+fn wait(
+    world: &SharedWorld,
+    h: &History,
+    model: &mut State,
+    baseline: &Baseline,
+    i: usize,
+    to_ms: u64,
+) -> Result<(Record, Option<End>), GradeError> {
+    let observed = {
+        let mut w = enter(world);
+        w.advance_to(to_ms)?;
+        observe(&mut w)?
+    };
+    let before = model.clone();
+    model.advance_to(to_ms);
+    let diffs = model::compare(model, &observed, baseline);
+    let text = format!("the clock moves to t = {}", crate::verdict::seconds(to_ms));
+    let end = (!diffs.is_empty()).then(|| {
+        let calls = [text.clone()];
+        let function = h.exercise_function();
+        let d = Divergence {
+            now_ms: to_ms,
+            caller: "nobody",
+            token: None,
+            fencing_token: None,
+            function,
+            calls: &calls,
+            answers: &[None],
+            ops: &[Op::AdvanceTo(to_ms)],
+            under_test: 0,
+            before: &before,
+            after: model,
+            crashed: false,
+            diffs: &diffs,
+        };
+        End::Diverged {
+            step: i,
+            function,
+            violation: super::judge(h.exercise, &d),
+        }
+    });
+    let record = Record {
+        t_ms: 0,
+        text,
+        yours: false,
+        sent: vec![],
+        moves: vec![],
+        answer: None,
+        expected: None,
+        diffs,
+    };
+    Ok((record, end))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn call_step(
+    world: &SharedWorld,
+    h: &History,
+    lock: &Lock,
+    model: &mut State,
+    baseline: &Baseline,
+    i: usize,
+    (client, call): (usize, Call),
+    step_in: &Option<StepIn>,
+    mut wire: Wire,
+) -> Result<(Record, Option<End>, Option<Wire>), GradeError> {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    if let Some(si) = step_in {
+        let action = step_in_action(h, client, &si.actor, Arc::clone(&log));
+        wire.intervene(Intervention::before(si.before, action));
+    }
+    let keys = enter(world).keys.clone();
+    let (back, outcome) = run_call(lock, &keys, &h.tokens[client], call, wire);
+    let sent = back
+        .as_ref()
+        .map(|w| w.steps().to_vec())
+        .unwrap_or_default();
+    let crashed = back.as_ref().is_some_and(Wire::crashed);
+    let wire = if crashed { None } else { back };
+    let function = call.function();
+    let text = call.show(h, client);
+    let yours = h.exercise.tests(&call);
+    let mut record = Record {
+        t_ms: 0,
+        text: text.clone(),
+        yours,
+        sent,
+        moves: vec![],
+        answer: None,
+        expected: None,
+        diffs: vec![],
+    };
+    let answer = match outcome {
+        Ok(answer) => Some(answer),
+        Err(Failure::Error { .. }) if crashed => None,
+        Err(Failure::NotStarted { message }) => {
+            return Ok((record, Some(End::NotStarted { function, message }), wire));
+        }
+        Err(failure) => {
+            return Ok((
+                record,
+                Some(End::Failed {
+                    step: i,
+                    function,
+                    failure,
+                }),
+                wire,
+            ));
+        }
+    };
+    record.answer = answer.clone();
+    let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let observed = observe(&mut enter(world))?;
+    let own = (text, call.op(&h.tokens[client]), answer);
+    let orders = orders(own, &done, step_in);
+    let before = model.clone();
+    // When no way fits, the report compares with the way in which the other
+    // client's answers fit best (what it saw is what happened at that
+    // moment), and among those the first order tried.
+    let mut first: Option<(usize, usize, Tried)> = None;
+    for (o, (order, under_test)) in orders.iter().enumerate() {
+        for tried in super::linearize::tried(&before, order, *under_test, &observed, baseline) {
+            if tried.diffs.is_empty() {
+                record.expected = tried.expected.get(tried.under_test).cloned().flatten();
+                record.moves = moves_with_expectations(&done, &tried, order);
+                *model = tried.state;
+                return Ok((record, None, wire));
+            }
+            let theirs = tried
+                .diffs
+                .iter()
+                .filter(|d| matches!(d, Diff::Answer { op, .. } if *op != tried.under_test))
+                .count();
+            if first.as_ref().is_none_or(|(best, _, _)| theirs < *best) {
+                first = Some((theirs, o, tried));
+            }
+        }
+    }
+    let Some((_, o, tried)) = first else {
+        return Ok((record, None, wire));
+    };
+    let order = &orders[o].0;
+    record.expected = tried.expected.get(tried.under_test).cloned().flatten();
+    record.moves = moves_with_expectations(&done, &tried, order);
+    record.diffs = tried.diffs.clone();
+    let calls: Vec<String> = order.iter().map(|c| c.0.clone()).collect();
+    let answers: Vec<Option<Answer>> = order.iter().map(|c| c.2.clone()).collect();
+    let ops: Vec<Op> = order.iter().map(|c| c.1.clone()).collect();
+    let d = Divergence {
+        now_ms: enter(world).now_ms(),
+        caller: client_name(client),
+        token: Some(h.tokens[client].as_str()),
+        fencing_token: call.fencing_token(),
+        function,
+        calls: &calls,
+        answers: &answers,
+        ops: &ops,
+        under_test: tried.under_test,
+        before: &before,
+        after: &tried.state,
+        crashed,
+        diffs: &tried.diffs,
+    };
+    let violation = super::judge(h.exercise, &d);
+    Ok((
+        record,
+        Some(End::Diverged {
+            step: i,
+            function,
+            violation,
+        }),
+        wire,
+    ))
+}
+
+use super::linearize::{Linear, Tried};
+
+/// The orders in which the model tries the step's calls, with the place of
+/// the call under test; first the one a report compares with when none
+/// fits: the client stepping in before the call, or the crashed call having
+/// taken effect.
+fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Linear>, usize)> {
+    let theirs: Vec<Linear> = done
+        .iter()
+        .map(|d| (d.text.clone(), d.op.clone(), d.answer.clone()))
+        .collect();
+    match step_in.as_ref().map(|s| &s.actor) {
+        Some(Actor::Crash) => vec![(vec![own], 0), (vec![], 0)],
+        Some(Actor::Client { .. }) if !theirs.is_empty() => {
+            // The call may take effect at any point of its own: before the
+            // other client's moves, after them, or between two of them (say,
+            // after the lock expired but before someone took it).
+            let n = theirs.len();
+            let mut positions = vec![n, 0];
+            positions.extend(1..n);
+            positions
+                .into_iter()
+                .map(|at| {
+                    let mut order = theirs[..at].to_vec();
+                    order.push(own.clone());
+                    order.extend_from_slice(&theirs[at..]);
+                    (order, at)
+                })
+                .collect()
+        }
+        _ => vec![(vec![own], 0)],
+    }
+}
+
+/// The moves of the client stepping in, each with what the model expected
+/// of it in the order tried.
+fn moves_with_expectations(
+    done: &[Done],
+    tried: &Tried,
+    order: &[Linear],
+) -> Vec<(Done, Option<Expected>)> {
+    done.iter()
+        .map(|d| {
+            let at = order.iter().position(|l| l.0 == d.text && l.1 == d.op);
+            let expected = at.and_then(|k| tried.expected.get(k).cloned().flatten());
+            (d.clone(), expected)
+        })
+        .collect()
+}
+
+impl History {
+    /// The function a divergence outside any call is blamed on.
+    pub fn exercise_function(&self) -> &'static str {
+        match self.exercise {
+            super::Exercise::Acquire => "acquire",
+            super::Exercise::Release => "release",
+            super::Exercise::Fencing => "acquire_fenced",
+            super::Exercise::Storage => "fenced_write",
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! What each learner function must do, as small pure state machines.
+//!
+//! The checks that call a lock with chosen inputs ([`crate::explore`]) need to
+//! know, after every call, what a correct lock would have returned and left
+//! in Redis. That knowledge lives here, one file per exercise, as plain Rust
+//! over a [`State`]: the lock key (its token and virtual expiry), the fence
+//! counter, and the storage row. The model is the specification: the
+//! reference solutions agree with it, and where the course allows several
+//! answers (a counter that an INCR-first script moves on a refused attempt, a
+//! lock asked again by the client that already holds it) a step has several
+//! [`Branch`]es and any of them is right.
+//!
+//! Only what the specification fixes is compared ([`compare`]): a missing row
+//! field reads as 0, the counter may run ahead of the tokens handed out but
+//! never behind them, and the counter and the row must carry no TTL but the
+//! grader's own.
+
+pub mod acquire;
+mod compare;
+mod divergence;
+pub mod fencing;
+pub mod release;
+pub mod storage;
+
+pub use compare::{Baseline, Diff, Observed, compare, show_expiry, show_value};
+pub use divergence::Divergence;
+
+use std::fmt;
+
+use crate::clock::RESOLUTION_MS;
+
+/// The lock key, held.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// The holder's token.
+    pub token: String,
+    /// Its virtual expiry, in ms.
+    pub expires_at: u64,
+}
+
+/// The storage row; a missing field (or a missing row) reads as 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    /// The counter the clients write.
+    pub value: i64,
+    /// The highest fencing token the storage has seen.
+    pub fence: u64,
+}
+
+/// Everything a learner function may touch, as a correct lock leaves it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct State {
+    /// Virtual now, in ms.
+    pub now_ms: u64,
+    /// The lock key, when it exists.
+    pub lock: Option<Held>,
+    /// The fence counter (a missing counter reads as 0): every token handed
+    /// out so far is at most this, and the next must be above it.
+    pub counter: u64,
+    /// The storage row.
+    pub row: Row,
+}
+
+impl State {
+    /// Moves virtual time to `t_ms` (never back); the lock expires when its
+    /// time has come, as the clock deletes it.
+    pub fn advance_to(&mut self, t_ms: u64) {
+        self.now_ms = self.now_ms.max(t_ms);
+        if self
+            .lock
+            .as_ref()
+            .is_some_and(|h| h.expires_at <= self.now_ms)
+        {
+            self.lock = None;
+        }
+    }
+
+    /// The lock held with `token` for `ttl_ms` from now, rounded up to the
+    /// clock's resolution as the clock measures it.
+    fn taken(&self, token: &str, ttl_ms: u64) -> State {
+        let mut next = self.clone();
+        next.lock = Some(Held {
+            token: token.to_string(),
+            expires_at: self.now_ms + ttl_ms.div_ceil(RESOLUTION_MS) * RESOLUTION_MS,
+        });
+        next
+    }
+}
+
+/// One call, or one move of time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `acquire(lock, token, ttl)`.
+    Acquire { token: String, ttl_ms: u64 },
+    /// `release(lock, token)`.
+    Release { token: String },
+    /// `acquire_fenced(lock, fence, token, ttl)`.
+    AcquireFenced { token: String, ttl_ms: u64 },
+    /// `fenced_write(row, token, value)`.
+    Write { token: u64, value: i64 },
+    /// `fenced_read(row, token)`.
+    Read { token: u64 },
+    /// Virtual time moves to this instant.
+    AdvanceTo(u64),
+}
+
+/// What a function returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// `acquire`, `release`, `fenced_write`.
+    Bool(bool),
+    /// `acquire_fenced`.
+    Token(Option<u64>),
+    /// `fenced_read`.
+    Read(Option<i64>),
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Answer::Bool(b) => write!(f, "{b}"),
+            Answer::Token(Some(t)) => write!(f, "Some({t})"),
+            Answer::Read(Some(v)) => write!(f, "Some({v})"),
+            Answer::Token(None) | Answer::Read(None) => write!(f, "None"),
+        }
+    }
+}
+
+/// What the model allows a function to return.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// This answer and no other.
+    Exactly(Answer),
+    /// `Some(t)` with a fencing token `t` above this number.
+    TokenAbove(u64),
+}
+
+impl Expected {
+    /// Whether `answer` is allowed.
+    pub fn admits(&self, answer: &Answer) -> bool {
+        match self {
+            Expected::Exactly(a) => a == answer,
+            Expected::TokenAbove(n) => matches!(answer, Answer::Token(Some(t)) if t > n),
+        }
+    }
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::Exactly(a) => write!(f, "{a}"),
+            Expected::TokenAbove(n) => write!(f, "Some(a token above {n})"),
+        }
+    }
+}
+
+/// One way a step may go: what it returns, and the state after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    /// What the call must return (`None` for a move of time).
+    pub expected: Option<Expected>,
+    /// The state after it.
+    pub state: State,
+}
+
+impl Branch {
+    fn returns(answer: Answer, state: State) -> Branch {
+        Branch {
+            expected: Some(Expected::Exactly(answer)),
+            state,
+        }
+    }
+}
+
+/// The ways `op` may go from `state`. `got` is what the call returned (if it
+/// returned): a grant's token is only known once handed out, and becomes the
+/// counter's new floor.
+pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
+    match op {
+        Op::Acquire { token, ttl_ms } => acquire::acquire(state, token, *ttl_ms),
+        Op::Release { token } => release::release(state, token),
+        Op::AcquireFenced { token, ttl_ms } => fencing::acquire_fenced(state, token, *ttl_ms, got),
+        Op::Write { token, value } => storage::fenced_write(state, *token, *value),
+        Op::Read { token } => storage::fenced_read(state, *token),
+        Op::AdvanceTo(t) => {
+            let mut next = state.clone();
+            next.advance_to(*t);
+            vec![Branch {
+                expected: None,
+                state: next,
+            }]
+        }
+    }
+}
