@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use redis::{Connection, ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
 use crate::acl;
+use crate::clock::Expiry;
 use crate::confine::{self, Ledger, Refusal};
 use crate::error::GradeError;
 use crate::stall;
@@ -341,6 +342,14 @@ impl Wire {
         Ok(())
     }
 
+    /// `text` with this world's key prefix taken out of the key names in it.
+    fn without_prefix(&self, text: &str) -> String {
+        match self.world.upgrade() {
+            Some(world) => enter(&world).keys.display(text),
+            None => text.to_owned(),
+        }
+    }
+
     /// Adds a command to the call's record and counts it; a refused one also
     /// goes to the check's ledger.
     fn record(&mut self, args: &[Vec<u8>], reply: String, refusal: Option<Refusal>) {
@@ -367,7 +376,10 @@ impl Wire {
 
     /// Refuses the command(s) in `packed` without sending anything: the lock's
     /// code gets an error reply that says why, and the record shows it.
-    fn refuse(&mut self, packed: &[u8], refusal: Refusal) -> RedisError {
+    fn refuse(&mut self, packed: &[u8], mut refusal: Refusal) -> RedisError {
+        // Key names without the run's random prefix, so that the report (and
+        // the error the lock may print) reads the same on every run.
+        refusal.why = self.without_prefix(&refusal.why);
         let why = refusal.why.clone();
         // The record only marks it; the report's first lines say why.
         self.record(
@@ -379,6 +391,37 @@ impl Wire {
             turns.pass(*me);
         }
         RedisError::from((ErrorKind::Client, "refused by the grader", why))
+    }
+
+    /// `PTTL` and `TTL` answered on the virtual clock, for the keys it times:
+    /// Redis's own answer counts real milliseconds, which drift with the
+    /// grader's own work, so the same history would read differently from
+    /// run to run (and a lock that reads its TTL would see real time pass).
+    fn in_virtual_time(&self, packed: &[u8], reply: RedisResult<Value>) -> RedisResult<Value> {
+        let Ok(Value::Int(real)) = reply else {
+            return reply;
+        };
+        let args = unpack(packed);
+        let unit_ms = match confine::name_of(&args).as_str() {
+            "PTTL" => 1,
+            "TTL" => 1_000,
+            _ => return Ok(Value::Int(real)),
+        };
+        let (Some(key), Some(world)) = (args.get(1), self.world.upgrade()) else {
+            return Ok(Value::Int(real));
+        };
+        if real < 0 {
+            return Ok(Value::Int(real));
+        }
+        let mut world = enter(&world);
+        match world.expiry(&String::from_utf8_lossy(key)) {
+            Ok(Expiry::At(at)) => {
+                let left = at.saturating_sub(world.now_ms());
+                // Rounded as Redis rounds TTL: to the nearest second.
+                Ok(Value::Int(((left + unit_ms / 2) / unit_ms) as i64))
+            }
+            _ => Ok(Value::Int(real)),
+        }
     }
 
     /// The first command in `packed` that may not go out, and why.
@@ -413,6 +456,7 @@ impl ConnectionLike for Wire {
         }
         let sent = Instant::now();
         let reply = self.inner.req_packed_command(cmd);
+        let reply = self.in_virtual_time(cmd, reply);
         self.after_command(cmd, &reply, sent)?;
         reply
     }

@@ -86,7 +86,10 @@ fn fails_with(lock: &str, cause: &str, env: &[(&str, &str)]) -> Run {
     assert!(report.contains(cause), "expected {cause:?} in:\n{report}");
     assert_eq!(
         run.summaries(),
-        ["test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 32 filtered out; "],
+        [format!(
+            "test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; {} filtered out; ",
+            CHECKS.len() - 2
+        )],
         "{all}"
     );
     run
@@ -108,7 +111,10 @@ fn the_reference_lock_passes_every_check_in_order_and_exits_0() {
     assert_eq!(results[..CHECKS.len()], expected[..], "{}", run.stdout);
     assert_eq!(
         run.summaries(),
-        ["test result: ok. 34 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; "]
+        [format!(
+            "test result: ok. {} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; ",
+            CHECKS.len()
+        )]
     );
 }
 
@@ -193,7 +199,10 @@ fn a_filter_that_matches_nothing_says_so() {
     );
     assert_eq!(
         run.summaries(),
-        ["test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 34 filtered out; "]
+        [format!(
+            "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; {} filtered out; ",
+            CHECKS.len()
+        )]
     );
 }
 

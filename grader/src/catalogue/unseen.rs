@@ -148,26 +148,29 @@ return false
     .invoke(con)
 }
 
-/// Moves the key aside (RENAME keeps its TTL), and moves it back when it
-/// was not the caller's: with two clients nobody notices; a third can take
-/// the lock in the gap, and loses it when the key comes back.
+/// Takes the lock out to look at it (GETDEL), and puts it back with the TTL
+/// it had when it was not the caller's: with two clients nobody notices; a
+/// third can take the lock in the gap, and loses it when the key comes back.
 pub fn delete_and_put_back<C: ConnectionLike>(
     con: &mut C,
     key: &str,
     token: &str,
 ) -> RedisResult<bool> {
-    let aside = format!("{key}:releasing");
-    // RENAME fails when there is no lock to move.
-    if redis::cmd("RENAME").arg(key).arg(&aside).exec(con).is_err() {
-        return Ok(false);
+    let left_ms: i64 = redis::cmd("PTTL").arg(key).query(con)?;
+    let holder: Option<String> = redis::cmd("GETDEL").arg(key).query(con)?;
+    match holder {
+        None => Ok(false),
+        Some(holder) if holder == token => Ok(true),
+        Some(holder) => {
+            let mut put_back = redis::cmd("SET");
+            put_back.arg(key).arg(holder);
+            if left_ms > 0 {
+                put_back.arg("PX").arg(left_ms);
+            }
+            put_back.exec(con)?;
+            Ok(false)
+        }
     }
-    let holder: Option<String> = redis::cmd("GET").arg(&aside).query(con)?;
-    if holder.as_deref() == Some(token) {
-        redis::cmd("DEL").arg(&aside).exec(con)?;
-        return Ok(true);
-    }
-    redis::cmd("RENAME").arg(&aside).arg(key).exec(con)?;
-    Ok(false)
 }
 
 /// `SET NX`, then a PEXPIRE whatever the answer: a refused attempt

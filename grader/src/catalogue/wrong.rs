@@ -324,8 +324,10 @@ pub const ALL: &[Wrong] = &[
             acquire_fenced: unseen::counter_named_after_lock,
             ..REFERENCE
         },
+        // The other checks' worlds happen to name the counter this way; the
+        // explorer's do not, and the wire refuses the key it was not handed.
         fails: "fencing::explored",
-        breaks: Property::TokensGrow,
+        breaks: Property::KeepsToItsKeys,
     },
     Wrong {
         lock: Lock {
