@@ -131,21 +131,9 @@ impl World {
             .cmd("PEXPIRE")
             .arg(&keys.row)
             .arg(SAFETY_TTL_MS)
-            .cmd("HSET")
-            .arg(&keys.clock)
-            .arg("started")
-            .arg(1)
-            .cmd("PEXPIRE")
-            .arg(&keys.clock)
-            .arg(SAFETY_TTL_MS)
             .exec(&mut con)?;
-        let clock = Clock::new(keys.clock.clone(), std::slice::from_ref(&keys.lock));
-        Ok(World {
-            keys,
-            memo: Default::default(),
-            con,
-            clock,
-        })
+        let timed = [keys.lock.clone()];
+        World::start(con, keys, &timed)
     }
 
     /// Creates an empty world whose lock, fence counter and row have the
@@ -154,8 +142,15 @@ impl World {
     /// caller sets the keys up (see [`SAFETY_TTL_MS`] for the TTL the
     /// grader's own keys carry).
     pub fn open_named(lock: &str, fence: &str, row: &str) -> Result<World, GradeError> {
-        let mut con = server::shared()?.connect()?;
+        let con = server::shared()?.connect()?;
         let keys = Keys::fresh()?.renamed(lock, fence, row);
+        let timed = [keys.lock.clone(), keys.fence.clone(), keys.row.clone()];
+        World::start(con, keys, &timed)
+    }
+
+    /// Opens the clock's book for `keys` (with the grader's safety TTL) and
+    /// builds the world around it, its clock timing the `timed` keys.
+    fn start(mut con: Connection, keys: Keys, timed: &[String]) -> Result<World, GradeError> {
         redis::pipe()
             .atomic()
             .cmd("HSET")
@@ -166,8 +161,7 @@ impl World {
             .arg(&keys.clock)
             .arg(SAFETY_TTL_MS)
             .exec(&mut con)?;
-        let timed = [keys.lock.clone(), keys.fence.clone(), keys.row.clone()];
-        let clock = Clock::new(keys.clock.clone(), &timed);
+        let clock = Clock::new(keys.clock.clone(), timed);
         Ok(World {
             keys,
             memo: Default::default(),

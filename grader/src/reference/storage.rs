@@ -11,6 +11,12 @@
 //! has been granted to someone else since: it is refused. An equal token is the
 //! current holder asking again and is accepted. The comparison and the update
 //! happen in one Lua script, so no other request can slip in between.
+//!
+//! Redis stores the fields as strings, and Lua compares strings letter by
+//! letter ("10" < "9"): turn both sides into numbers (`tonumber`) before you
+//! compare. Lua numbers are doubles, exact for whole numbers up to 2^53, which
+//! is as far as a fencing counter may go here. The row may not exist yet, or
+//! lack a field: a missing `fence` or `value` reads as 0.
 
 use redis::{ConnectionLike, RedisResult, Script};
 
