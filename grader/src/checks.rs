@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use crate::clock::Expiry;
+use crate::clock::{Expiry, RESOLUTION_MS};
 use crate::error::GradeError;
 use crate::explore::{self, Exercise};
 use crate::lock::Lock;
@@ -422,24 +422,33 @@ fn ttl_violation(
 ) -> Result<Option<Violation>, GradeError> {
     let now = world.now_ms();
     let asked_ms = asked.as_millis() as u64;
-    Ok(match world.lock_expiry()? {
-        Expiry::At(at) if at - now == asked_ms => None,
-        Expiry::At(at) => Some(Violation::at(
+    let left_ms = match world.lock_expiry()? {
+        // A TTL that had run out by the look reads as 0; the clock rounds
+        // every other one up to its resolution.
+        Expiry::At(at) => (at - now).max(RESOLUTION_MS),
+        // Both callers look right after a grant: a key already gone was set
+        // with a TTL shorter than the clock's resolution (milliseconds asked
+        // as seconds, say), and reads as one that expires within it, the
+        // same words whichever way the race with the look went.
+        Expiry::Missing => RESOLUTION_MS,
+        Expiry::Never => {
+            return Ok(Some(Violation::at(
+                Property::LockHasTtl,
+                now,
+                format!("after {function}, the lock key has no TTL"),
+            )));
+        }
+    };
+    Ok((left_ms != asked_ms).then(|| {
+        Violation::at(
             Property::LockHasTtl,
             now,
             format!(
-                "{function} was asked for a TTL of {} ms, and the lock key expires after {} ms",
-                asked_ms,
-                at - now
+                "{function} was asked for a TTL of {asked_ms} ms, and the lock key expires after \
+                 {left_ms} ms"
             ),
-        )),
-        Expiry::Never => Some(Violation::at(
-            Property::LockHasTtl,
-            now,
-            format!("after {function}, the lock key has no TTL"),
-        )),
-        Expiry::Missing => None,
-    })
+        )
+    }))
 }
 
 // ---------------------------------------------------------------- acquire

@@ -90,6 +90,15 @@ pub const ALL: &[Wrong] = &[
     },
     Wrong {
         lock: Lock {
+            name: "seconds given to PX",
+            acquire: seconds_as_px,
+            ..REFERENCE
+        },
+        fails: "acquire::sets_the_ttl_in_milliseconds",
+        breaks: Property::LockHasTtl,
+    },
+    Wrong {
+        lock: Lock {
             name: "SET NX then EXPIRE",
             acquire: setnx_then_expire,
             ..REFERENCE
@@ -437,6 +446,24 @@ fn whole_seconds<C: ConnectionLike>(
         .arg(token)
         .arg("NX")
         .arg("EX")
+        .arg(ttl.as_secs())
+        .query(con)?;
+    Ok(reply.is_some())
+}
+
+/// Seconds where PX wants milliseconds: 1.5 s becomes 1 ms, and the lock is
+/// gone before anyone can look at it.
+fn seconds_as_px<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let reply: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
         .arg(ttl.as_secs())
         .query(con)?;
     Ok(reply.is_some())
