@@ -207,13 +207,16 @@ impl Property {
             Property::CounterEndsRight | Property::SameAsReference => {
                 "3, The timeout is the danger (book/src/timeout.md)"
             }
-            Property::TokensGrow
-            | Property::StaleRequestsRejected
+            Property::TokensGrow | Property::FencesNeverExpire => {
+                "4, Fencing tokens (book/src/fencing.md)"
+            }
+            Property::StaleRequestsRejected
             | Property::EqualTokensAccepted
             | Property::FreshTokensAccepted
             | Property::StorageKeepsValue
-            | Property::FencesNeverExpire
-            | Property::StorageRemembersHighest => "4, Fencing tokens (book/src/fencing.md)",
+            | Property::StorageRemembersHighest => {
+                "4.1, The storage's side (book/src/fencing-storage.md)"
+            }
         }
     }
 }

@@ -79,3 +79,24 @@ fn every_stub_mirrors_its_solution() {
         );
     }
 }
+
+/// Every report ends with "Read: chapter N, Title (book/src/file.md)": the
+/// file must be a chapter of the book, and its title the chapter's heading.
+#[test]
+fn every_rule_points_at_a_chapter_that_exists() {
+    use grader::catalogue::wrong::ALL;
+    for wrong in ALL {
+        let chapter = wrong.breaks.chapter();
+        let (title, path) = chapter
+            .split_once(" (")
+            .and_then(|(title, rest)| Some((title, rest.strip_suffix(')')?)))
+            .unwrap_or_else(|| panic!("{chapter:?} is not \"N, Title (path)\""));
+        let text = read(path);
+        let title = title.split_once(", ").map_or(title, |(_, title)| title);
+        assert!(
+            text.lines().next().is_some_and(|l| l.contains(title)),
+            "{path} does not open with the heading {title:?} that {:?} names",
+            wrong.breaks
+        );
+    }
+}
