@@ -74,28 +74,23 @@ fn stub_file(function: &str) -> &'static str {
     }
 }
 
-/// Runs the check called `name` on `lock`, and panics with a report a
-/// learner can act on unless it passes. This is what each test in
-/// `exercises/tests/grade.rs` calls.
+/// Runs the check called `name` on `lock` in this process, and panics with a
+/// report a learner can act on unless it passes: for a libtest `#[test]`.
+/// `cargo test -p exercises` does not use it: its [`harness`] runs each check
+/// in a process of its own, so that no exit or abort can pass for a verdict.
 ///
 /// # Panics
 ///
 /// When the check fails, when a function it needs is still a stub ("not
 /// started"), when there is no such check, or when no Redis can be found.
 pub fn grade(name: &str, lock: &Lock) {
-    let Some(check) = checks::named(name) else {
-        fail(format!(
-            "no check is called {name:?}; the checks are listed in the grader's checks.rs"
-        ));
-    };
-    match check.run(lock) {
-        Ok(Verdict::Pass) => {}
-        Ok(Verdict::NotStarted { function, message }) => fail(format!(
-            "not started: `{function}` in {} still says todo!(\"{message}\")",
-            stub_file(function)
-        )),
-        Ok(Verdict::Fail(report)) => fail(report.to_string()),
-        Err(e) => fail(format!("the grader could not run this check: {e}")),
+    use harness::Outcome;
+    match Outcome::of(name, lock) {
+        Outcome::Passed => {}
+        Outcome::NotStarted { message } => fail(message),
+        Outcome::Failed { report } => fail(report),
+        Outcome::NotRun { reason } => fail(reason),
+        Outcome::Crashed { cause } => fail(cause.to_string()),
     }
 }
 

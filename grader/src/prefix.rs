@@ -72,7 +72,7 @@ pub fn run_id(run_prefix: &str) -> &str {
 }
 
 /// Whether run id `id` is still claimed (its run lives, or died less than
-/// [`CLAIM_TTL_MS`] ago).
+/// `CLAIM_TTL_MS` ago).
 pub fn is_claimed(con: &mut Connection, id: &str) -> Result<bool, GradeError> {
     Ok(redis::cmd("EXISTS").arg(claim_key(id)).query(con)?)
 }

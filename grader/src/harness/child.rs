@@ -4,8 +4,8 @@
 //! number of its channel's file descriptor in its environment. Before any code
 //! under test runs, it reads the nonce from its standard input (which then
 //! stays at its end) and keeps the channel from any process that code might
-//! start. It connects to the Redis the harness chose, runs the check as
-//! [`crate::grade`] would, writes `NONCE VERDICT` as one line, and exits at
+//! start. It connects to the Redis the harness chose, runs the check
+//! ([`Outcome::of`]), writes `NONCE VERDICT` as one line, and exits at
 //! once, whatever threads the code under test left running.
 
 use std::fs::File;

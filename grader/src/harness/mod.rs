@@ -7,8 +7,8 @@
 //! every check down with it, and anything printed can pass for a result line.
 //! So `exercises/tests/grade.rs` is a test target without libtest
 //! (`harness = false`) whose `main` calls [`main`]. It runs the test binary
-//! again once per selected check ([`supervise`]), several at a time; each of
-//! these processes runs its one check ([`child`]) and sends the verdict on a
+//! again once per selected check (`supervise`), several at a time; each of
+//! these processes runs its one check (`child`) and sends the verdict on a
 //! private channel. A check that sends none fails, and its report says what
 //! happened to its process ([`outcome`]). The results are printed in the
 //! checks' order, in libtest's shape ([`summary`]), and the exit status is 0

@@ -43,8 +43,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Runs the check called `name` on `lock`, in this process, exactly as
-    /// [`crate::grade`] does, and says how it ended.
+    /// Runs the check called `name` on `lock`, in this process, and says how
+    /// it ended (what a check's child process sends back; [`crate::grade`]
+    /// turns it into a test's panic).
     pub fn of(name: &str, lock: &Lock) -> Outcome {
         let Some(check) = checks::named(name) else {
             return Outcome::NotRun {
