@@ -309,13 +309,27 @@ fn killed_process_leaves_no_redis_server() {
     let address = loopback_address(report.get("url"));
     wait_until_closed(address, "the redis-server of a SIGKILLed process");
 
-    // Also by name where /proc exists: the server renames itself "redis-server HOST:PORT".
-    if let Ok(entries) = std::fs::read_dir("/proc") {
+    // Also by name where /proc exists: the server renames itself "redis-server HOST:PORT". It
+    // closes its listening socket before it exits, so give it the same time to be gone.
+    if std::path::Path::new("/proc").is_dir() {
         let needle = format!("redis-server {address}");
-        for entry in entries.flatten() {
-            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            assert!(!cmdline.contains(&needle), "still running: {cmdline}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while let Some(cmdline) = process_named(&needle) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still running 10 s after its port closed: {cmdline}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
+}
+
+/// The command line of a running process whose command line contains `needle`, if any.
+fn process_named(needle: &str) -> Option<String> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    entries.flatten().find_map(|entry| {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        cmdline.contains(needle).then_some(cmdline)
+    })
 }
