@@ -3,9 +3,12 @@
 //! Learner code is allowed to be unfinished or wrong: a `todo!()`, a panic, an
 //! endless loop, a loop that hammers Redis. Each call therefore runs on a
 //! thread of its own, with the [`Wire`] moved in and handed back at the end.
-//! The grader waits at most [`CALL_LIMIT`]; a call that takes longer is
-//! abandoned (its thread is left to spin until the test process ends) and
-//! reported, and the other checks go on. Panics on these threads are caught
+//! The grader waits as long as the call makes progress, and at most
+//! [`CALL_LIMIT`] after its last Redis command; a call that goes quiet for
+//! longer is abandoned (its thread is left to spin until the test process
+//! ends) and reported, and the other checks go on. A loop that keeps sending
+//! commands is stopped by the command budget instead, however slow the
+//! machine: so the same loop gets the same verdict on a loaded machine. Panics on these threads are caught
 //! and kept out of the test output, so a stub reads "not started", not a
 //! backtrace.
 //!
@@ -20,7 +23,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -29,9 +32,9 @@ use redis::RedisResult;
 
 use crate::wire::{COMMAND_BUDGET, OverBudget, Wire};
 
-/// How long one call of the lock may take in real time. Redis answers in well
-/// under a millisecond here, and virtual time costs nothing, so a call that
-/// takes seconds is stuck.
+/// How long one call of the lock may go on in real time without sending a
+/// Redis command. Redis answers in well under a millisecond here, and virtual
+/// time costs nothing, so a call quiet for seconds is stuck.
 pub const CALL_LIMIT: Duration = Duration::from_secs(3);
 
 /// The name of the threads that run learner code.
@@ -52,7 +55,7 @@ pub enum Failure {
         /// Where, as `file:line`, when known.
         location: Option<String>,
     },
-    /// The function did not return within [`CALL_LIMIT`].
+    /// The function sent no command and did not return for [`CALL_LIMIT`].
     TimedOut {
         /// How many commands it had sent by then.
         commands: usize,
@@ -89,7 +92,7 @@ impl std::fmt::Display for Failure {
             } => write!(f, "panicked: {message}"),
             Failure::TimedOut { commands } => write!(
                 f,
-                "did not return within {} s (it had sent {commands} Redis commands): an endless loop?",
+                "did not return, and sent no Redis command for {} s (it had sent {commands} in all): an endless loop?",
                 CALL_LIMIT.as_secs()
             ),
             Failure::TooManyCommands => write!(
@@ -133,6 +136,17 @@ where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
+    watched(f, None)
+}
+
+/// Runs `f` like [`isolated`], but while `progress` (a count of commands
+/// sent) keeps moving, the time limit starts again: only a call that is quiet
+/// for [`CALL_LIMIT`] times out.
+fn watched<T, F>(f: F, progress: Option<&AtomicUsize>) -> Result<T, Failure>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
     quiet_learner_panics();
     let (done, result) = mpsc::sync_channel(1);
     let spawned = thread::Builder::new()
@@ -151,9 +165,14 @@ where
             location: None,
         });
     }
-    match result.recv_timeout(CALL_LIMIT) {
-        Ok(outcome) => outcome,
-        Err(_) => Err(Failure::TimedOut { commands: 0 }),
+    let sent = || progress.map_or(0, |count| count.load(Ordering::Relaxed));
+    let mut seen = sent();
+    loop {
+        match result.recv_timeout(CALL_LIMIT) {
+            Ok(outcome) => return outcome,
+            Err(mpsc::RecvTimeoutError::Timeout) if sent() != seen => seen = sent(),
+            Err(_) => return Err(Failure::TimedOut { commands: seen }),
+        }
     }
 }
 
@@ -169,11 +188,14 @@ where
 {
     wire.begin_call();
     let sent = wire.sent_counter();
-    let outcome = isolated(move || {
-        let value = f(&mut wire);
-        wire.leave_turns();
-        (wire, value)
-    });
+    let outcome = watched(
+        move || {
+            let value = f(&mut wire);
+            wire.leave_turns();
+            (wire, value)
+        },
+        Some(&*sent),
+    );
     match outcome {
         Ok((mut wire, Ok(value))) => match wire.fire_if_pending() {
             Ok(()) => (Some(wire), Ok(value)),

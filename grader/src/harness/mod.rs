@@ -43,8 +43,9 @@ use crate::server;
 
 /// The real time a check's process may take, unless
 /// `GRADER_CHECK_TIME_LIMIT` says otherwise. A check calls the lock a few
-/// times, each call cut off after [`crate::sandbox::CALL_LIMIT`]; a process
-/// still running after this is stuck outside the grader's reach.
+/// times, each call cut off after [`crate::sandbox::CALL_LIMIT`] without a
+/// command or after the command budget; a process still running after this is
+/// stuck outside the grader's reach.
 pub const TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// The address space a check's process may use. A check needs a few dozen
