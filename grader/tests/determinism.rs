@@ -30,7 +30,7 @@ fn runs() -> usize {
 }
 
 /// How many of `runs` calls of `f`, four at a time, differ from the first.
-fn differing<T: PartialEq + Send>(runs: usize, f: impl Fn() -> T + Sync) -> usize {
+fn differing<T: PartialEq + Send + Sync>(runs: usize, f: impl Fn() -> T + Sync) -> usize {
     let first = f();
     let per_worker = runs.div_ceil(AT_ONCE);
     thread::scope(|s| {

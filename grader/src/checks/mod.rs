@@ -281,4 +281,4 @@ macro_rules! called {
         }
     };
 }
-use called;
+pub(crate) use called;

@@ -29,8 +29,8 @@ mod show;
 mod turns;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
 
 use redis::{Connection, ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
@@ -40,7 +40,7 @@ use crate::confine::{self, Ledger, Refusal};
 use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
-use show::{pipeline_label, show_arg, show_value, unpack};
+use show::{pipeline_label, show_arg, show_value, unpack, unpack_all};
 pub use turns::Turns;
 
 /// What the lock's code hears when it goes on after its check has ended

@@ -10,7 +10,7 @@ pub(super) fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// Every command in a packed RESP request (several for a pipeline).
-fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
+pub(super) fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
     fn line(rest: &mut &[u8]) -> Option<Vec<u8>> {
         let end = rest.windows(2).position(|w| w == b"\r\n")?;
         let l = rest[..end].to_vec();
