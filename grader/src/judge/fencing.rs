@@ -26,7 +26,9 @@ pub fn tokens_grow(call: &Call<'_>, token: u64, against: Against<'_>) -> Option<
             format!("the fence counter stood at {n}, and {name} returned token {token}")
         }
         Against::EarlierGrant(grant, n) if token <= n => format!(
-            "{name} was granted the lock after {grant} with token {n}, but returned token {token}"
+            "{name} was granted the lock after {grant} with token {n}, but returned token {token}: \
+             the storage will refuse {}'s requests as stale",
+            call.caller
         ),
         Against::LaterGrant(who, n) if token >= n => format!(
             "{name} returned token {token}, yet {who} was granted the lock after it with token {n}: \
