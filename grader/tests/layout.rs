@@ -32,7 +32,7 @@ fn the_learners_test_file_lists_every_check_once() {
     let all: Vec<String> = CHECKS.iter().map(|c| c.name.to_string()).collect();
     assert_eq!(
         listed, all,
-        "exercises/tests/grade.rs must list the checks of checks.rs, in order"
+        "exercises/tests/grade.rs must list the checks of checks/mod.rs, in order"
     );
 }
 

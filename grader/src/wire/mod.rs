@@ -25,6 +25,7 @@
 //! shown: a report reads the same whether the script was cached or not. Any
 //! other `SCRIPT` command is shown like every command.
 
+mod intervention;
 mod show;
 mod turns;
 
@@ -40,6 +41,7 @@ use crate::confine::{self, Ledger, Refusal};
 use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
+pub use intervention::{Action, Fired, Intervention};
 use show::{pipeline_label, show_arg, show_value, unpack, unpack_all};
 pub use turns::Turns;
 
@@ -62,38 +64,6 @@ pub enum Step {
     Sent { command: String, reply: String },
     /// Something the grader made happen between two commands.
     Intervened(String),
-}
-
-/// What an intervention did, for the record.
-pub enum Fired {
-    /// The world changed; the caller goes on with its next command.
-    Continue(String),
-    /// The caller crashes here: it never sends another command.
-    Crash(String),
-}
-
-/// The action of an intervention, run with the world locked.
-pub type Action = Box<dyn FnMut(&mut World) -> Result<Fired, GradeError> + Send>;
-
-/// Something to do once, just before command number `before` (0-based) of
-/// the next call; `before` equal to the number of commands the call sends
-/// means "after its last command, before it returns" (see
-/// [`Wire::fire_if_pending`]).
-pub struct Intervention {
-    before: usize,
-    action: Action,
-    fired: bool,
-}
-
-impl Intervention {
-    /// Runs `action` just before command number `before`.
-    pub fn before(before: usize, action: Action) -> Intervention {
-        Intervention {
-            before,
-            action,
-            fired: false,
-        }
-    }
 }
 
 /// A watched connection to Redis, handed to the lock under test.
