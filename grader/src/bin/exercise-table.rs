@@ -4,7 +4,8 @@
 //!
 //! ```sh
 //! cargo run -q -p grader --bin exercise-table
-//! # 1	token	exercises/src/token.rs	grader/src/reference/token.rs	new_token	book/src/single-instance.md
+//! # 1  token  exercises/src/token.rs  grader/src/reference/token.rs  new_token  book/src/single-instance.md
+//! # (the fields separated by tabs)
 //! ```
 //!
 //! The fields: number, name, stub, solution, functions (separated by
