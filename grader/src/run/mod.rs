@@ -9,8 +9,8 @@
 //! release that deleted someone else's key, a grant without the right TTL, a
 //! fencing token that did not grow, a stale write the storage let through.
 //!
-//! This file steps; [`acquire`], [`release`] and [`storage`] make the calls
-//! of each exercise and have them judged; [`record`] keeps what the
+//! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
+//! calls of each exercise and have them judged; `record.rs` keeps what the
 //! timeline shows.
 //!
 //! Everything happens on one thread, in a fixed order, so a scenario unfolds
