@@ -12,6 +12,11 @@
 //! - the explorer: histories played per second and Redis commands per
 //!   second (every command the server processed, the grader's own included),
 //!   beside a raw loopback PING round trip measured in the same run;
+//! - regrading after editing one exercise file: in a scratch copy of the
+//!   workspace with the reference solutions in place (built once, untimed),
+//!   one line of `exercises/src/release.rs` changes, and
+//!   `cargo test -p exercises release::` runs until its verdict, rebuild
+//!   and Redis start included (target: at most 5 s; `-- --regrade` alone);
 //! - with `-- --cold-build` after it, the cold build of `cargo test -p exercises` in a
 //!   fresh target directory, which is what a learner waits for first
 //!   (target: under 2.5 min; takes minutes to measure).
@@ -19,6 +24,7 @@
 //! Each suite runs in a child process (this same binary, with `--suite`), so
 //! that Redis is started from scratch and its start-up counts.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -39,6 +45,10 @@ fn main() {
     }
     println!("| measure | how | wall time | target |");
     println!("|---|---|---|---|");
+    if args.iter().any(|a| a == "--regrade") {
+        regrade_row();
+        return;
+    }
     for path in ["process", "container", "url"] {
         if path == "url" && std::env::var_os("REDIS_URL").is_none() {
             println!(
@@ -93,6 +103,7 @@ fn main() {
         }
         Err(e) => println!("| explorer | | failed: {e} | |"),
     }
+    regrade_row();
     if args.iter().any(|a| a == "--cold-build") {
         println!(
             "| cold build of `cargo test -p exercises` | fresh target dir | {} | < 150 s |",
@@ -271,6 +282,92 @@ fn cold_build() -> String {
         Ok(s) => format!("failed: {s}"),
         Err(e) => format!("failed: {e}"),
     }
+}
+
+/// Prints the regrade figure's row.
+fn regrade_row() {
+    match regrade() {
+        Ok((warm_up, took)) => println!(
+            "| regrade after editing one exercise file: `cargo test -p exercises {EDITED}::` | warm build (first build {}) | {} | < 5 s |",
+            secs(warm_up),
+            secs(took)
+        ),
+        Err(e) => println!("| regrade after editing one exercise file | | failed: {e} | < 5 s |"),
+    }
+}
+
+/// The exercise whose file the regrade figure edits.
+const EDITED: &str = "release";
+
+/// Regrades after an edit: a scratch copy of the workspace, kept between
+/// runs under the target directory, gets the tracked files (only those that
+/// changed, so that a second run finds its build warm) and the reference
+/// solutions in the stubs' place; one grading builds it (the warm-up, timed
+/// apart); then a line of one exercise file changes and the grading of that
+/// exercise is timed until its verdict. Returns both times.
+///
+/// `-- --regrade` measures this alone.
+fn regrade() -> Result<(Duration, Duration), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    // The build of the learner's path (`.ci/learner-path`): the solutions in
+    // the stubs' place, kept apart from the stubs' build for the same reason.
+    let build = target.join("learner-path");
+    let src = target.join("regrade");
+    let listed = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(&root)
+        .output()
+        .map_err(|e| format!("git ls-files: {e}"))?;
+    for path in String::from_utf8_lossy(&listed.stdout).split('\0') {
+        if !path.is_empty() {
+            copy_if_changed(&root.join(path), &src.join(path))?;
+        }
+    }
+    for e in grader::exercise::EXERCISES {
+        copy_if_changed(&root.join(e.solution()), &src.join(e.stub()))?;
+    }
+    let grade = || -> Result<Duration, String> {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO"))
+            .args(["test", "--quiet", "--locked", "-p", "exercises"])
+            .arg(format!("{EDITED}::"))
+            .env("CARGO_TARGET_DIR", &build)
+            .env("GRADER_REDIS", "process")
+            .current_dir(&src)
+            .output()
+            .map_err(|e| format!("cargo test: {e}"))?;
+        let took = started.elapsed();
+        if out.status.success() {
+            Ok(took)
+        } else {
+            Err(first_line(&String::from_utf8_lossy(&out.stderr)))
+        }
+    };
+    let warm_up = grade()?;
+    let file = src.join(format!("exercises/src/{EDITED}.rs"));
+    let original =
+        std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let edited = format!("{original}\n// An edit, as a learner makes one.\n");
+    std::fs::write(&file, edited).map_err(|e| format!("{}: {e}", file.display()))?;
+    let took = grade();
+    std::fs::write(&file, original).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok((warm_up, took?))
+}
+
+/// Copies `from` to `to` unless `to` already holds the same bytes, so that
+/// its modification time, which cargo goes by, stays as it was.
+fn copy_if_changed(from: &Path, to: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    if std::fs::read(to).ok().as_ref() == Some(&bytes) {
+        return Ok(());
+    }
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(to, bytes).map_err(|e| format!("{}: {e}", to.display()))
 }
 
 fn secs(d: Duration) -> String {

@@ -19,10 +19,12 @@
 //!   [`acl`] makes Redis itself hold scripts to the same keys;
 //! - [`stall`] tells a stalled machine apart from a broken lock;
 //! - [`scenario`] describes the course's stories, [`run`] plays them and
-//!   records a [`timeline`], and [`verdict`] names the rules a safe lock keeps;
+//!   records a [`timeline`], [`verdict`] names the rules a safe lock keeps,
+//!   and [`judge`] judges each rule in one place, for every kind of check;
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`model`] says what each learner function must do, and [`explore`]
 //!   plays histories drawn from a seed against it;
+//! - [`exercise`] names the five exercises once;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;
@@ -40,8 +42,10 @@ pub mod clock;
 pub mod confine;
 pub mod demos;
 pub mod error;
+pub mod exercise;
 pub mod explore;
 pub mod harness;
+pub mod judge;
 pub mod lock;
 pub mod model;
 pub mod prefix;
@@ -64,14 +68,11 @@ pub use report::Verdict;
 pub use wire::Wire;
 
 /// The stub file that holds each learner function, for "not started" messages.
-fn stub_file(function: &str) -> &'static str {
-    match function {
-        "new_token" => "exercises/src/token.rs",
-        "acquire" => "exercises/src/acquire.rs",
-        "release" => "exercises/src/release.rs",
-        "acquire_fenced" => "exercises/src/fencing.rs",
-        _ => "exercises/src/storage.rs",
-    }
+fn stub_file(function: &str) -> String {
+    exercise::holding(function).map_or_else(
+        || format!("the exercises (`{function}` is not in the grader's table of exercises)"),
+        |e| e.stub(),
+    )
 }
 
 /// Runs the check called `name` on `lock` in this process, and panics with a

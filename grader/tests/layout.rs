@@ -6,6 +6,7 @@ use std::fs;
 use std::path::Path;
 
 use grader::checks::CHECKS;
+use grader::exercise::EXERCISES;
 
 fn read(path: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -31,7 +32,7 @@ fn the_learners_test_file_lists_every_check_once() {
     let all: Vec<String> = CHECKS.iter().map(|c| c.name.to_string()).collect();
     assert_eq!(
         listed, all,
-        "exercises/tests/grade.rs must list the checks of checks.rs, in order"
+        "exercises/tests/grade.rs must list the checks of checks/mod.rs, in order"
     );
 }
 
@@ -46,9 +47,10 @@ fn signatures(source: &str) -> Vec<String> {
 
 #[test]
 fn every_stub_mirrors_its_solution() {
-    for exercise in ["token", "acquire", "release", "fencing", "storage"] {
-        let stub = read(&format!("exercises/src/{exercise}.rs"));
-        let solution = read(&format!("grader/src/reference/{exercise}.rs"));
+    for row in EXERCISES {
+        let exercise = row.name;
+        let stub = read(&row.stub());
+        let solution = read(&row.solution());
         assert_eq!(
             signatures(&stub),
             signatures(&solution),
@@ -76,6 +78,75 @@ fn every_stub_mirrors_its_solution() {
             intro(&stub),
             intro(&solution),
             "{exercise}: the story at the top should be the same"
+        );
+    }
+}
+
+/// The table of exercises is the course's: the learner's crate has a module
+/// per exercise, in order, each with the functions the table names; the
+/// checks are grouped by exercise in the table's order (the `scenarios::`
+/// ones last); the chapter the table names opens with its title.
+#[test]
+fn the_table_of_exercises_is_the_courses() {
+    let modules: Vec<String> = read("exercises/src/lib.rs")
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+        .map(str::to_string)
+        .collect();
+    let mut names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        modules, sorted,
+        "exercises/src/lib.rs must declare one module per exercise of grader/src/exercise.rs"
+    );
+    for row in EXERCISES {
+        let stub = signatures(&read(&row.stub()));
+        let declared: Vec<&str> = stub
+            .iter()
+            .filter_map(|s| s.split(['(', '<']).next())
+            .collect();
+        assert_eq!(
+            declared, row.functions,
+            "{}: the table names other functions than the stub declares",
+            row.name
+        );
+        let chapter = read(&row.chapter());
+        assert!(
+            chapter
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains(row.chapter_title)),
+            "{} does not open with the title {:?} the table gives exercise {}",
+            row.chapter(),
+            row.chapter_title,
+            row.name
+        );
+    }
+    let mut prefixes: Vec<&str> = Vec::new();
+    for check in CHECKS {
+        let prefix = check.name.split("::").next().unwrap_or_default();
+        if prefixes.last() != Some(&prefix) {
+            prefixes.push(prefix);
+        }
+    }
+    names.push("scenarios");
+    assert_eq!(
+        prefixes, names,
+        "the checks must come exercise by exercise, in the table's order, then the scenarios"
+    );
+}
+
+/// `.ci/learner-path` has no list of exercises of its own: it reads the table.
+#[test]
+fn the_learner_path_reads_the_table() {
+    let script = read(".ci/learner-path");
+    assert!(script.contains("--bin exercise-table"));
+    for row in EXERCISES {
+        assert!(
+            !script.contains(&format!(" {} ", row.name)),
+            ".ci/learner-path names the exercise {} itself",
+            row.name
         );
     }
 }

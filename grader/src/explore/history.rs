@@ -25,6 +25,20 @@ pub enum Exercise {
 }
 
 impl Exercise {
+    /// Its row in the course's table of exercises.
+    pub fn row(self) -> &'static crate::exercise::Exercise {
+        let name = match self {
+            Exercise::Acquire => "acquire",
+            Exercise::Release => "release",
+            Exercise::Fencing => "fencing",
+            Exercise::Storage => "storage",
+        };
+        match crate::exercise::named(name) {
+            Some(row) => row,
+            None => unreachable!("the table of exercises lacks {name}"),
+        }
+    }
+
     /// Whether `call` runs a function of this exercise (the others run the
     /// reference's).
     pub fn tests(self, call: &Call) -> bool {

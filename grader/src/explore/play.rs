@@ -374,11 +374,6 @@ fn moves_with_expectations(
 impl History {
     /// The function a divergence outside any call is blamed on.
     pub fn exercise_function(&self) -> &'static str {
-        match self.exercise {
-            super::Exercise::Acquire => "acquire",
-            super::Exercise::Release => "release",
-            super::Exercise::Fencing => "acquire_fenced",
-            super::Exercise::Storage => "fenced_write",
-        }
+        self.exercise.row().functions[0]
     }
 }

@@ -50,7 +50,7 @@ impl Outcome {
         let Some(check) = checks::named(name) else {
             return Outcome::NotRun {
                 reason: format!(
-                    "no check is called {name:?}; the checks are listed in the grader's checks.rs"
+                    "no check is called {name:?}; the checks are listed in the grader's checks/mod.rs"
                 ),
             };
         };

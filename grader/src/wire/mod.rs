@@ -25,9 +25,13 @@
 //! shown: a report reads the same whether the script was cached or not. Any
 //! other `SCRIPT` command is shown like every command.
 
+mod intervention;
+mod show;
+mod turns;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
 
 use redis::{Connection, ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
@@ -37,6 +41,9 @@ use crate::confine::{self, Ledger, Refusal};
 use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
+pub use intervention::{Action, Fired, Intervention};
+use show::{pipeline_label, show_arg, show_value, unpack, unpack_all};
+pub use turns::Turns;
 
 /// What the lock's code hears when it goes on after its check has ended
 /// (a call that was abandoned for taking too long).
@@ -57,101 +64,6 @@ pub enum Step {
     Sent { command: String, reply: String },
     /// Something the grader made happen between two commands.
     Intervened(String),
-}
-
-/// What an intervention did, for the record.
-pub enum Fired {
-    /// The world changed; the caller goes on with its next command.
-    Continue(String),
-    /// The caller crashes here: it never sends another command.
-    Crash(String),
-}
-
-/// The action of an intervention, run with the world locked.
-pub type Action = Box<dyn FnMut(&mut World) -> Result<Fired, GradeError> + Send>;
-
-/// Something to do once, just before command number `before` (0-based) of
-/// the next call; `before` equal to the number of commands the call sends
-/// means "after its last command, before it returns" (see
-/// [`Wire::fire_if_pending`]).
-pub struct Intervention {
-    before: usize,
-    action: Action,
-    fired: bool,
-}
-
-impl Intervention {
-    /// Runs `action` just before command number `before`.
-    pub fn before(before: usize, action: Action) -> Intervention {
-        Intervention {
-            before,
-            action,
-            fired: false,
-        }
-    }
-}
-
-/// A fair turn-taking among several wires: each sends one command, then
-/// passes the turn to the next wire still in its call.
-#[derive(Default)]
-pub struct Turns {
-    state: Mutex<TurnState>,
-    changed: Condvar,
-}
-
-#[derive(Default)]
-struct TurnState {
-    /// The wires still taking turns, in turn order.
-    active: Vec<usize>,
-    /// Index into `active` of the wire whose turn it is.
-    current: usize,
-}
-
-/// How long a wire waits for its turn before it goes ahead anyway (the wire
-/// that has the turn is then stuck, and its own time limit reports it).
-const TURN_PATIENCE: Duration = Duration::from_secs(5);
-
-impl Turns {
-    /// Turns among wires numbered `0..n`, starting with 0.
-    pub fn new(n: usize) -> Arc<Turns> {
-        Arc::new(Turns {
-            state: Mutex::new(TurnState {
-                active: (0..n).collect(),
-                current: 0,
-            }),
-            changed: Condvar::new(),
-        })
-    }
-
-    fn wait_for(&self, me: usize) {
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = self.changed.wait_timeout_while(state, TURN_PATIENCE, |s| {
-            s.active.get(s.current) != Some(&me)
-        });
-    }
-
-    fn pass(&self, me: usize) {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(pos) = s.active.iter().position(|&w| w == me) {
-            s.current = (pos + 1) % s.active.len();
-        }
-        self.changed.notify_all();
-    }
-
-    /// Takes `me` out of the rotation (its call has ended).
-    pub fn leave(&self, me: usize) {
-        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(pos) = s.active.iter().position(|&w| w == me) {
-            let had_turn = s.current == pos;
-            s.active.remove(pos);
-            if s.active.is_empty() {
-                s.current = 0;
-            } else if pos < s.current || (had_turn && s.current >= s.active.len()) {
-                s.current = if pos < s.current { s.current - 1 } else { 0 };
-            }
-        }
-        self.changed.notify_all();
-    }
 }
 
 /// A watched connection to Redis, handed to the lock under test.
@@ -494,131 +406,5 @@ impl ConnectionLike for Wire {
 
     fn is_open(&self) -> bool {
         !self.crashed && self.inner.is_open()
-    }
-}
-
-/// The arguments of the first command in a packed RESP request.
-fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
-    unpack_all(packed).into_iter().next().unwrap_or_default()
-}
-
-/// Every command in a packed RESP request (several for a pipeline).
-fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
-    fn line(rest: &mut &[u8]) -> Option<Vec<u8>> {
-        let end = rest.windows(2).position(|w| w == b"\r\n")?;
-        let l = rest[..end].to_vec();
-        *rest = &rest[end + 2..];
-        Some(l)
-    }
-    fn number(bytes: &[u8]) -> Option<usize> {
-        std::str::from_utf8(bytes).ok()?.parse().ok()
-    }
-    let mut commands = Vec::new();
-    while let Some(header) = line(&mut rest) {
-        let Some(n) = header.strip_prefix(b"*").and_then(number) else {
-            break;
-        };
-        let mut args = Vec::with_capacity(n);
-        for _ in 0..n {
-            let Some(len) = line(&mut rest).and_then(|h| h.strip_prefix(b"$").and_then(number))
-            else {
-                break;
-            };
-            if rest.len() < len + 2 {
-                break;
-            }
-            args.push(rest[..len].to_vec());
-            rest = &rest[len + 2..];
-        }
-        commands.push(args);
-    }
-    commands
-}
-
-/// A pipeline shown as one line: `MULTI; DEL lock; EXEC`.
-fn pipeline_label(packed: &[u8]) -> Vec<u8> {
-    let names: Vec<String> = unpack_all(packed)
-        .iter()
-        .map(|args| {
-            args.iter()
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    let text = format!("[pipeline] {}", names.join("; "));
-    format!("*1\r\n${}\r\n{}\r\n", text.len(), text).into_bytes()
-}
-
-/// One argument as a report shows it: scripts summarised, long values cut.
-fn show_arg(arg: &str) -> String {
-    if arg.contains('\n') {
-        let lines = arg.trim().lines().count();
-        return format!("<script, {lines} lines>");
-    }
-    let shown: String = arg.chars().take(48).collect();
-    if shown.len() < arg.len() {
-        format!("{shown}…")
-    } else if arg.is_empty() || arg.contains(' ') {
-        format!("{arg:?}")
-    } else {
-        shown
-    }
-}
-
-/// A reply as redis-cli would show it, more or less.
-fn show_value(value: &Value) -> String {
-    match value {
-        Value::Nil => "(nil)".into(),
-        Value::Int(i) => format!("(integer) {i}"),
-        Value::BulkString(b) => format!("{:?}", String::from_utf8_lossy(b)),
-        Value::SimpleString(s) => s.clone(),
-        Value::Okay => "OK".into(),
-        Value::Boolean(b) => format!("(boolean) {b}"),
-        Value::Double(d) => format!("(double) {d}"),
-        Value::ServerError(e) => format!("(error) {} {}", e.code(), e.details().unwrap_or(""))
-            .trim_end()
-            .to_string(),
-        Value::Array(items) | Value::Set(items) => {
-            format!(
-                "[{}]",
-                items.iter().map(show_value).collect::<Vec<_>>().join(", ")
-            )
-        }
-        other => format!("{other:?}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unpacks_a_packed_command_and_a_pipeline() {
-        let set = redis::cmd("SET").arg("k").arg("v w").get_packed_command();
-        assert_eq!(
-            unpack(&set),
-            vec![b"SET".to_vec(), b"k".to_vec(), b"v w".to_vec()]
-        );
-        let pipe = redis::pipe()
-            .atomic()
-            .cmd("DEL")
-            .arg("k")
-            .get_packed_pipeline();
-        let label = unpack(&pipeline_label(&pipe));
-        assert_eq!(
-            String::from_utf8_lossy(&label[0]),
-            "[pipeline] MULTI; DEL k; EXEC"
-        );
-    }
-
-    #[test]
-    fn turns_go_round_and_skip_those_who_left() {
-        let turns = Turns::new(3);
-        turns.pass(0);
-        turns.leave(1);
-        // 1 left while it had the turn: the turn moves on to 2.
-        let state = turns.state.lock().unwrap();
-        assert_eq!(state.active.get(state.current), Some(&2));
     }
 }

@@ -1,0 +1,87 @@
+//! The checks that play one of the course's stories ([`crate::scenario`])
+//! and hold the run to the rules, then to a correct lock's run, second by
+//! second.
+//!
+//! The runner ([`crate::run`]) judges every call it makes with the same
+//! judges as the direct checks ([`crate::judge`]); this module turns its
+//! first broken rule, or the first second where it parts from the
+//! reference lock's run, into a verdict.
+
+use super::Ctx;
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::reference::LOCK as REFERENCE;
+use crate::report::{Report, Verdict};
+use crate::run;
+use crate::sandbox::Failure;
+use crate::scenario;
+use crate::verdict::{Property, Violation};
+
+/// Plays the scenario with `lock`, then holds the run to the rules and to the
+/// reference lock's run.
+pub fn scenario_check(ctx: &Ctx<'_>, name: &str, lock: Lock) -> Result<Verdict, GradeError> {
+    let Some(scenario) = scenario::named(name) else {
+        unreachable!(
+            "check {} names the scenario {name}, which the catalogue lacks",
+            ctx.check
+        )
+    };
+    let mine = run::run(&scenario, &lock)?;
+    if let Some(halt) = &mine.halt {
+        return Ok(match &halt.failure {
+            Failure::NotStarted { message } => Verdict::NotStarted {
+                function: halt.function,
+                message: message.clone(),
+            },
+            failure => {
+                let evidence = vec![mine.timeline.render(Some(halt.t))];
+                Verdict::Fail(Box::new(Report::failed(
+                    ctx.check,
+                    lock.name,
+                    halt.function,
+                    failure.clone(),
+                    evidence,
+                )))
+            }
+        });
+    }
+    if let Some(v) = mine.violations.first() {
+        let evidence = vec![mine.timeline.render(v.at_ms.map(|ms| ms / 1000))];
+        return Ok(Verdict::Fail(Box::new(Report::broken(
+            ctx.check,
+            lock.name,
+            v.clone(),
+            evidence,
+        ))));
+    }
+    let expected = run::run(&scenario, &REFERENCE)?;
+    let (ours, theirs) = (
+        mine.timeline.with_tokens_renumbered(),
+        expected.timeline.with_tokens_renumbered(),
+    );
+    let differs = ours
+        .seconds
+        .iter()
+        .zip(&theirs.seconds)
+        .find(|(a, b)| a != b)
+        .map(|(a, _)| a.t)
+        .or_else(|| {
+            (ours.seconds.len() != theirs.seconds.len())
+                .then(|| ours.seconds.len().min(theirs.seconds.len()) as u64)
+        });
+    if let Some(t) = differs {
+        let what = format!("from t = {t} s on, your run differs from a correct lock's run");
+        let evidence = vec![
+            format!("Your run:\n{}", mine.timeline.render(Some(t))),
+            format!(
+                "A correct lock's run:\n{}",
+                expected.timeline.render(Some(t))
+            ),
+        ];
+        let v = Violation::at(Property::SameAsReference, t * 1000, what);
+        return Ok(Verdict::Fail(Box::new(Report::broken(
+            ctx.check, lock.name, v, evidence,
+        ))));
+    }
+    Ok(Verdict::Pass)
+}

@@ -1,0 +1,108 @@
+//! The course's exercises, named once.
+//!
+//! Every other place that needs to know what the exercises are (the stub a
+//! "not started" message points at, the layout tests that keep stubs and
+//! solutions in step, the script that puts the solutions in the stubs' place,
+//! the explorer's choice of functions) reads this table. Adding an exercise
+//! is adding a row here; its checks then go into [`crate::checks`], and the
+//! tests say what else is missing (the learner's test file, the stub).
+
+/// One exercise: a file of stubs in the learner's crate, its solution, the
+/// functions it asks for, and the chapter that explains it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exercise {
+    /// Its place in the course, from 1.
+    pub number: u8,
+    /// Its name, which is also the prefix of its checks (`acquire` for
+    /// `acquire::takes_a_free_lock`) and its file's stem.
+    pub name: &'static str,
+    /// The learner functions it holds, as [`crate::Lock`] names them.
+    pub functions: &'static [&'static str],
+    /// The book chapter that explains it: its file, under `book/src/`.
+    pub chapter_file: &'static str,
+    /// The chapter's title, as its first heading reads.
+    pub chapter_title: &'static str,
+}
+
+/// Every exercise, in the order a learner works through them.
+pub const EXERCISES: &[Exercise] = &[
+    Exercise {
+        number: 1,
+        name: "token",
+        functions: &["new_token"],
+        chapter_file: "single-instance.md",
+        chapter_title: "Why a lock, and the single-instance lock",
+    },
+    Exercise {
+        number: 2,
+        name: "acquire",
+        functions: &["acquire"],
+        chapter_file: "single-instance.md",
+        chapter_title: "Why a lock, and the single-instance lock",
+    },
+    Exercise {
+        number: 3,
+        name: "release",
+        functions: &["release"],
+        chapter_file: "releasing.md",
+        chapter_title: "Releasing: check, then delete, in one step",
+    },
+    Exercise {
+        number: 4,
+        name: "fencing",
+        functions: &["acquire_fenced"],
+        chapter_file: "fencing.md",
+        chapter_title: "Fencing tokens",
+    },
+    Exercise {
+        number: 5,
+        name: "storage",
+        functions: &["fenced_write", "fenced_read"],
+        chapter_file: "fencing-storage.md",
+        chapter_title: "The storage's side",
+    },
+];
+
+impl Exercise {
+    /// The learner's file of stubs, from the repository's root.
+    pub fn stub(&self) -> String {
+        format!("exercises/src/{}.rs", self.name)
+    }
+
+    /// The reference solution's file, from the repository's root.
+    pub fn solution(&self) -> String {
+        format!("grader/src/reference/{}.rs", self.name)
+    }
+
+    /// The chapter's file, from the repository's root.
+    pub fn chapter(&self) -> String {
+        format!("book/src/{}", self.chapter_file)
+    }
+}
+
+/// The exercise called `name` (a check's prefix).
+pub fn named(name: &str) -> Option<&'static Exercise> {
+    EXERCISES.iter().find(|e| e.name == name)
+}
+
+/// The exercise that holds the learner function `function`.
+pub fn holding(function: &str) -> Option<&'static Exercise> {
+    EXERCISES.iter().find(|e| e.functions.contains(&function))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_numbers_and_functions_are_each_used_once() {
+        for (i, e) in EXERCISES.iter().enumerate() {
+            assert_eq!(e.number as usize, i + 1, "{} is out of order", e.name);
+            assert_eq!(named(e.name), Some(e));
+            assert!(!e.functions.is_empty(), "{} holds no function", e.name);
+            for f in e.functions {
+                assert_eq!(holding(f), Some(e), "{f} is listed twice");
+            }
+        }
+    }
+}

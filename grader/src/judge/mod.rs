@@ -1,0 +1,68 @@
+//! The rules of [`crate::verdict`], each judged in one function.
+//!
+//! A direct check ("B holds the lock; your acquire for A must say no"), a
+//! probe that steps in between two commands, and the scenario runner all
+//! watch the same rules being kept or broken. Each rule is judged here once,
+//! from what the caller observed (what the function returned, what Redis
+//! holds before and after), so that every check states a broken rule in the
+//! same words and blames the same function: the report names the caller and
+//! the function whose return or effect broke the rule (`A's release`).
+//!
+//! The judges are grouped by exercise, as `exercises/src/` is: [`acquire`],
+//! [`release`], [`fencing`] and [`storage`]. Each takes the [`Call`] under
+//! judgement and returns the [`Violation`] it found, if any; the callers
+//! keep the first one. The exercises' models ([`crate::model`]) judge the
+//! explorer's histories, where the right outcome is the model's, not a rule's.
+
+pub mod acquire;
+pub mod fencing;
+pub mod release;
+pub mod storage;
+
+use crate::verdict::{Property, Violation};
+
+/// The call a judge looks at: who made it, which function, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    /// The client, e.g. `A`.
+    pub caller: &'a str,
+    /// The learner function, e.g. `acquire_fenced`.
+    pub function: &'static str,
+    /// The virtual instant of the call, in ms, when its moment matters
+    /// (`None` in checks that play no story in time).
+    pub at_ms: Option<u64>,
+}
+
+impl<'a> Call<'a> {
+    /// `caller`'s call of `function` at virtual instant `at_ms`.
+    pub fn at(caller: &'a str, function: &'static str, at_ms: u64) -> Call<'a> {
+        Call {
+            caller,
+            function,
+            at_ms: Some(at_ms),
+        }
+    }
+
+    /// `caller`'s call of `function`, in a check with no story in time.
+    pub fn anytime(caller: &'a str, function: &'static str) -> Call<'a> {
+        Call {
+            caller,
+            function,
+            at_ms: None,
+        }
+    }
+
+    /// `A's acquire`: how the reports name the call.
+    pub fn name(&self) -> String {
+        format!("{}'s {}", self.caller, self.function)
+    }
+
+    /// A violation of `property` by this call.
+    fn broke(&self, property: Property, what: String) -> Violation {
+        Violation {
+            property,
+            at_ms: self.at_ms,
+            what,
+        }
+    }
+}

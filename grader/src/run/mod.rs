@@ -1,0 +1,299 @@
+//! Playing a scenario against Redis with a given lock.
+//!
+//! The runner walks virtual time one second at a time. At each second it
+//! moves the clock (so Redis expires what has run out), lets each client take
+//! its next step through the lock under test, and then looks at Redis to
+//! record who really holds the key, the counter and the highest token. Around
+//! every call of the lock it asks the judges of [`crate::judge`], the same
+//! the direct checks ask, whether a rule of [`crate::verdict`] broke: a
+//! release that deleted someone else's key, a grant without the right TTL, a
+//! fencing token that did not grow, a stale write the storage let through.
+//!
+//! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
+//! calls of each exercise and have them judged; `record.rs` keeps what the
+//! timeline shows.
+//!
+//! Everything happens on one thread, in a fixed order, so a scenario unfolds
+//! the same way on every run; only the race at t = 0 runs the clients' calls
+//! side by side, and even then their commands take turns.
+
+mod acquire;
+mod client;
+mod record;
+mod release;
+mod storage;
+
+use std::time::Duration;
+
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::sandbox::{self, Failure};
+use crate::scenario::{MAX_SECONDS, Scenario};
+use crate::timeline::{ActionKind, Message, Timeline};
+use crate::verdict::{Property, Violation};
+use crate::wire::Wire;
+use crate::world::{SharedWorld, World, enter};
+use client::{Client, Step};
+
+/// A learner function that failed during a scenario, which then stops.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Halt {
+    /// The second it happened.
+    pub t: u64,
+    /// The client whose call failed.
+    pub client: String,
+    /// The function, e.g. `release`.
+    pub function: &'static str,
+    /// How it failed.
+    pub failure: Failure,
+}
+
+/// The result of playing a scenario.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// What happened.
+    pub timeline: Timeline,
+    /// The rules that were broken, in order.
+    pub violations: Vec<Violation>,
+    /// The call that failed, if one did (the timeline stops there).
+    pub halt: Option<Halt>,
+}
+
+/// Why a scenario stopped early.
+enum Stop {
+    Halted(Halt),
+    Grader(GradeError),
+}
+
+impl From<GradeError> for Stop {
+    fn from(e: GradeError) -> Stop {
+        Stop::Grader(e)
+    }
+}
+
+struct Runner<'a> {
+    scenario: &'a Scenario,
+    lock: &'a Lock,
+    world: SharedWorld,
+    clients: Vec<Client>,
+    /// Grants in the order they happened: (client index, fencing token).
+    grants: Vec<(usize, Option<u64>)>,
+    violations: Vec<Violation>,
+    t: u64,
+    /// Every command the clients sent, for the book's message diagram.
+    messages: Vec<Message>,
+}
+
+/// Plays `scenario` with `lock` against a fresh world on the shared Redis.
+pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
+    let world = World::open()?.shared();
+    let mut clients = Vec::new();
+    for plan in &scenario.clients {
+        clients.push(Client {
+            plan: *plan,
+            wire: Some(Wire::open(&world)?),
+            step: Step::Acquire,
+            crashed: false,
+            believes: false,
+            token: None,
+            fence: None,
+            read: 0,
+            actions: Vec::new(),
+        });
+    }
+    let mut runner = Runner {
+        scenario,
+        lock,
+        world,
+        clients,
+        grants: Vec::new(),
+        violations: Vec::new(),
+        t: 0,
+        messages: Vec::new(),
+    };
+    let mut seconds = Vec::new();
+    let mut halt = None;
+    loop {
+        let t = runner.t;
+        let notes = runner.advance()?;
+        let stepped = if t == 0 && scenario.race {
+            runner.race()
+        } else {
+            runner.steps()
+        };
+        match stepped {
+            Ok(()) => {}
+            Err(Stop::Grader(e)) => return Err(e),
+            Err(Stop::Halted(h)) => halt = Some(h),
+        }
+        seconds.push(runner.observe(notes)?);
+        let all_done = runner.clients.iter().all(Client::finished);
+        if halt.is_some() || all_done {
+            break;
+        }
+        if t + 1 >= MAX_SECONDS {
+            let waiting: Vec<&str> = runner
+                .clients
+                .iter()
+                .filter(|c| !c.finished())
+                .map(Client::name)
+                .collect();
+            runner.violations.push(Violation::at(
+                Property::CounterEndsRight,
+                t * 1000,
+                format!(
+                    "after {MAX_SECONDS} s, {} still had not finished",
+                    waiting.join(" and ")
+                ),
+            ));
+            break;
+        }
+        runner.t += 1;
+    }
+    let timeline = runner.timeline(seconds)?;
+    let counter = timeline.outcome.counter;
+    if halt.is_none() && counter != scenario.expected_counter {
+        runner.violations.push(Violation::anytime(
+            Property::CounterEndsRight,
+            format!(
+                "the counter ended at {counter}; with a correct lock it ends at {}",
+                scenario.expected_counter
+            ),
+        ));
+    }
+    Ok(Run {
+        timeline,
+        violations: runner.violations,
+        halt,
+    })
+}
+
+impl Runner<'_> {
+    fn ms(&self) -> u64 {
+        self.t * 1000
+    }
+
+    fn ttl(&self) -> Duration {
+        Duration::from_secs(self.scenario.ttl_s)
+    }
+
+    /// Moves the clock to this second; returns what Redis did on its own.
+    fn advance(&mut self) -> Result<Vec<String>, GradeError> {
+        let holder = self.holder()?;
+        let expired = enter(&self.world).advance_to(self.ms())?;
+        Ok(match (expired, holder) {
+            (true, Some(h)) => vec![format!("{}'s lock expired", self.clients[h].name())],
+            (true, None) => vec!["the lock expired".into()],
+            _ => Vec::new(),
+        })
+    }
+
+    /// The client whose token is in the lock key: the latest one granted the
+    /// lock with that token (two clients share a token only with a broken
+    /// token generator).
+    fn holder(&self) -> Result<Option<usize>, GradeError> {
+        let value = enter(&self.world).lock_value()?;
+        Ok(self.holder_of(value.as_deref()))
+    }
+
+    fn holder_of(&self, value: Option<&str>) -> Option<usize> {
+        let value = value?;
+        self.grants
+            .iter()
+            .rev()
+            .map(|(c, _)| *c)
+            .find(|&c| self.clients[c].token.as_deref() == Some(value))
+            .or_else(|| {
+                self.clients
+                    .iter()
+                    .position(|c| c.token.as_deref() == Some(value))
+            })
+    }
+
+    fn steps(&mut self) -> Result<(), Stop> {
+        for i in 0..self.clients.len() {
+            self.step(i)?;
+        }
+        Ok(())
+    }
+
+    /// One client's step at this second, with its pause and crash.
+    fn step(&mut self, i: usize) -> Result<(), Stop> {
+        let t = self.t;
+        let c = &mut self.clients[i];
+        if c.finished() || c.paused_at(t) {
+            return Ok(());
+        }
+        if c.plan.crash_at == Some(t) {
+            c.crashed = true;
+            c.believes = false;
+            c.wire = None;
+            c.act(ActionKind::Crashed, "crashed");
+            return Ok(());
+        }
+        if c.plan.pause.is_some_and(|(_, until)| until == t) {
+            c.act(ActionKind::Resumed, "woke up");
+        }
+        match c.step {
+            Step::Acquire => {
+                self.ensure_token(i)?;
+                let value = enter(&self.world).lock_value()?;
+                let before = self.before(i, value.as_deref());
+                let outcome = self.call_acquire(i)?;
+                self.judge_acquire(i, before, outcome)?;
+            }
+            Step::Read => self.read(i)?,
+            Step::Write { at } if t >= at => self.write(i)?,
+            Step::Write { .. } => {}
+            Step::Release => self.release(i)?,
+            Step::Done => {}
+        }
+        let c = &mut self.clients[i];
+        if c.plan.pause.is_some_and(|(from, _)| from == t) {
+            c.act(ActionKind::Paused, "froze");
+        }
+        Ok(())
+    }
+
+    /// Calls learner code for client `i`; a failure stops the scenario.
+    fn call<T, F>(&mut self, i: usize, function: &'static str, f: F) -> Result<T, Stop>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Wire) -> redis::RedisResult<T> + Send + 'static,
+    {
+        let c = &mut self.clients[i];
+        let Some(wire) = c.wire.take() else {
+            return Err(self.halt(
+                i,
+                function,
+                Failure::Error {
+                    message: "the connection was lost".into(),
+                },
+            ));
+        };
+        let (wire, outcome) = sandbox::call(wire, f);
+        self.record(i, function, wire.as_ref());
+        self.clients[i].wire = wire;
+        outcome.map_err(|failure| self.halt(i, function, failure))
+    }
+
+    fn halt(&mut self, i: usize, function: &'static str, failure: Failure) -> Stop {
+        let c = &mut self.clients[i];
+        c.act(ActionKind::Failed, format!("{function} failed"));
+        Stop::Halted(Halt {
+            t: self.t,
+            client: c.name().to_string(),
+            function,
+            failure,
+        })
+    }
+
+    fn ensure_token(&mut self, i: usize) -> Result<(), Stop> {
+        if self.clients[i].token.is_none() {
+            let token =
+                sandbox::isolated(self.lock.new_token).map_err(|f| self.halt(i, "new_token", f))?;
+            self.clients[i].token = Some(token);
+        }
+        Ok(())
+    }
+}
