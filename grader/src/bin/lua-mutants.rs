@@ -35,9 +35,9 @@ fn main() -> ExitCode {
             }
         };
         let verdict = match (judged, mutants::equivalent(mutant)) {
-            (caught @ Judged::Caught { .. }, None) => {
+            (hit @ Judged::Caught { .. }, None) => {
                 caught += 1;
-                caught_by(caught)
+                caught_by(hit)
             }
             (Judged::Survived, Some(reason)) => {
                 equivalent += 1;
@@ -80,9 +80,9 @@ fn main() -> ExitCode {
                 holes += 1;
                 "**survived every check**".to_string()
             }
-            Ok(caught) => {
+            Ok(hit) => {
                 fixed_caught += 1;
-                caught_by(caught)
+                caught_by(hit)
             }
             Err(e) => {
                 eprintln!("{name}: {e}");

@@ -13,6 +13,9 @@
 //! - each `KEYS[i]` or `ARGV[i]` pointed at another index the script uses, or
 //!   at the other table with the same index;
 //! - each `or 0` dropped;
+//! - each option of a command changed: `"NX"` dropped, `"PX"` (milliseconds)
+//!   made `"EX"` (seconds) and back;
+//! - each `tonumber(…)` dropped, leaving the string Redis stored;
 //! - each returned value changed: `0` and `1` swapped, `false` and `true`
 //!   swapped, any other expression returned plus one.
 //!
@@ -50,6 +53,13 @@ pub fn mutations(source: &str) -> Vec<Mutation> {
     indexes(source, &code, &mut add);
     for start in find_all(source, &code, " or 0") {
         add("drop `or 0`", start, start + " or 0".len(), "");
+    }
+    options(source, &mut add);
+    for start in find_all(source, &code, "tonumber(") {
+        if let Some(end) = closing(source, &code, start + "tonumber".len()) {
+            let inside = &source[start + "tonumber(".len()..end - 1];
+            add("drop tonumber", start, end, inside);
+        }
     }
     returns(source, &code, &mut add);
     out.sort_by_key(|m| m.line);
@@ -237,6 +247,18 @@ fn index_at(source: &str, at: usize) -> Option<String> {
     (!digits.is_empty() && rest.starts_with(']')).then_some(digits)
 }
 
+/// Changes each option of a command: drops `"NX"`, swaps `"PX"` and `"EX"`.
+fn options(source: &str, add: &mut impl FnMut(&'static str, usize, usize, &str)) {
+    for (start, _) in source.match_indices(", \"NX\"") {
+        add("change command option", start, start + ", \"NX\"".len(), "");
+    }
+    for (from, to) in [("\"PX\"", "\"EX\""), ("\"EX\"", "\"PX\"")] {
+        for (start, _) in source.match_indices(from) {
+            add("change command option", start, start + from.len(), to);
+        }
+    }
+}
+
 /// Changes each returned value.
 fn returns(source: &str, code: &[bool], add: &mut impl FnMut(&'static str, usize, usize, &str)) {
     for start in find_all(source, code, "return ") {
@@ -333,6 +355,30 @@ return 1
             ["local highest = tonumber(redis.call(\"HGET\", KEYS[1], \"a<b\"))"]
         );
         assert_eq!(afters("change returned value"), ["return 1", "return 0"]);
+    }
+
+    #[test]
+    fn options_change_and_tonumber_drops() {
+        let set = "if redis.call(\"SET\", KEYS[1], ARGV[1], \"NX\", \"PX\", ARGV[2]) then";
+        let changed: Vec<String> = mutations(set)
+            .into_iter()
+            .filter(|m| m.operator == "change command option")
+            .map(|m| m.after)
+            .collect();
+        assert_eq!(
+            changed,
+            [
+                "if redis.call(\"SET\", KEYS[1], ARGV[1], \"PX\", ARGV[2]) then",
+                "if redis.call(\"SET\", KEYS[1], ARGV[1], \"NX\", \"EX\", ARGV[2]) then",
+            ]
+        );
+        assert_eq!(
+            afters("drop tonumber"),
+            [
+                "local highest = redis.call(\"HGET\", KEYS[1], \"a<b\") or 0",
+                "if ARGV[1] < highest then",
+            ]
+        );
     }
 
     #[test]

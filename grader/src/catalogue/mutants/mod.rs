@@ -287,6 +287,8 @@ mod tests {
             "swap index",
             "swap KEYS and ARGV",
             "drop `or 0`",
+            "change command option",
+            "drop tonumber",
             "change returned value",
         ] {
             assert!(all.iter().any(|m| m.mutation.operator == operator), "{operator}");
