@@ -75,7 +75,7 @@ fn main() -> ExitCode {
     println!("|---|---|");
     let mut fixed_caught = 0;
     for (name, lock) in fixed::ALL {
-        let verdict = match mutants::judge_lock(lock) {
+        let verdict = match mutants::judge_lock(lock, mutants::fixed::exercise(name)) {
             Ok(Judged::Survived) => {
                 holes += 1;
                 "**survived every check**".to_string()

@@ -18,6 +18,17 @@ const fn mutant(lock: Lock) -> Lock {
     }
 }
 
+/// The exercise of a fixed-answer mutant's function, from its name: the
+/// checks of that exercise are the first to judge it.
+pub fn exercise(name: &str) -> &'static str {
+    match name.split(' ').next() {
+        Some("acquire") => "acquire",
+        Some("release") => "release",
+        Some("acquire_fenced") => "fencing",
+        _ => "storage",
+    }
+}
+
 /// Every fixed-answer mutant: what it replaces, and the lock.
 pub const ALL: &[(&str, Lock)] = &[
     ("acquire -> Ok(true)", mutant(Lock { acquire: |_, _, _, _| Ok(true), ..REFERENCE })),
