@@ -300,12 +300,14 @@ pub fn row_not_a_number(
                 "the row's `{field}` field holds {held:?}, not a whole number: the storage \
                  must write the token it compared into `fence` and the value into `value`"
             );
-            Ok(crate::Verdict::Fail(Box::new(crate::report::Report::broken(
-                check,
-                lock.name,
-                Violation::anytime(property, what),
-                Vec::new(),
-            ))))
+            Ok(crate::Verdict::Fail(Box::new(
+                crate::report::Report::broken(
+                    check,
+                    lock.name,
+                    Violation::anytime(property, what),
+                    Vec::new(),
+                ),
+            )))
         }
         outcome => outcome,
     }

@@ -41,7 +41,8 @@ fn every_lua_mutant_is_caught_or_equivalent() {
 #[test]
 fn every_fixed_answer_mutant_is_caught() {
     for (name, lock) in mutants::fixed::ALL {
-        let judged = mutants::judge_lock(lock, mutants::fixed::exercise(name)).expect("Redis answers");
+        let judged =
+            mutants::judge_lock(lock, mutants::fixed::exercise(name)).expect("Redis answers");
         assert_ne!(judged, Judged::Survived, "{name} survived every check");
     }
 }

@@ -111,7 +111,10 @@ fn caught_by(judged: Judged) -> String {
             check,
             breaks: Some(rule),
         } => format!("caught by `{check}` ({rule:?})"),
-        Judged::Caught { check, breaks: None } => {
+        Judged::Caught {
+            check,
+            breaks: None,
+        } => {
             format!("caught by `{check}` (failed without a broken rule)")
         }
         Judged::Survived => "survived every check".to_string(),

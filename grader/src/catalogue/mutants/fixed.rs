@@ -31,17 +31,95 @@ pub fn exercise(name: &str) -> &'static str {
 
 /// Every fixed-answer mutant: what it replaces, and the lock.
 pub const ALL: &[(&str, Lock)] = &[
-    ("acquire -> Ok(true)", mutant(Lock { acquire: |_, _, _, _| Ok(true), ..REFERENCE })),
-    ("acquire -> Ok(false)", mutant(Lock { acquire: |_, _, _, _| Ok(false), ..REFERENCE })),
-    ("release -> Ok(true)", mutant(Lock { release: |_, _, _| Ok(true), ..REFERENCE })),
-    ("release -> Ok(false)", mutant(Lock { release: |_, _, _| Ok(false), ..REFERENCE })),
-    ("acquire_fenced -> Ok(None)", mutant(Lock { acquire_fenced: |_, _, _, _, _| Ok(None), ..REFERENCE })),
-    ("acquire_fenced -> Ok(Some(0))", mutant(Lock { acquire_fenced: |_, _, _, _, _| Ok(Some(0)), ..REFERENCE })),
-    ("acquire_fenced -> Ok(Some(1))", mutant(Lock { acquire_fenced: |_, _, _, _, _| Ok(Some(1)), ..REFERENCE })),
-    ("fenced_write -> Ok(true)", mutant(Lock { fenced_write: |_, _, _, _| Ok(true), ..REFERENCE })),
-    ("fenced_write -> Ok(false)", mutant(Lock { fenced_write: |_, _, _, _| Ok(false), ..REFERENCE })),
-    ("fenced_read -> Ok(None)", mutant(Lock { fenced_read: |_, _, _| Ok(None), ..REFERENCE })),
-    ("fenced_read -> Ok(Some(0))", mutant(Lock { fenced_read: |_, _, _| Ok(Some(0)), ..REFERENCE })),
-    ("fenced_read -> Ok(Some(1))", mutant(Lock { fenced_read: |_, _, _| Ok(Some(1)), ..REFERENCE })),
-    ("fenced_read -> Ok(Some(-1))", mutant(Lock { fenced_read: |_, _, _| Ok(Some(-1)), ..REFERENCE })),
+    (
+        "acquire -> Ok(true)",
+        mutant(Lock {
+            acquire: |_, _, _, _| Ok(true),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "acquire -> Ok(false)",
+        mutant(Lock {
+            acquire: |_, _, _, _| Ok(false),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "release -> Ok(true)",
+        mutant(Lock {
+            release: |_, _, _| Ok(true),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "release -> Ok(false)",
+        mutant(Lock {
+            release: |_, _, _| Ok(false),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "acquire_fenced -> Ok(None)",
+        mutant(Lock {
+            acquire_fenced: |_, _, _, _, _| Ok(None),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "acquire_fenced -> Ok(Some(0))",
+        mutant(Lock {
+            acquire_fenced: |_, _, _, _, _| Ok(Some(0)),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "acquire_fenced -> Ok(Some(1))",
+        mutant(Lock {
+            acquire_fenced: |_, _, _, _, _| Ok(Some(1)),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "fenced_write -> Ok(true)",
+        mutant(Lock {
+            fenced_write: |_, _, _, _| Ok(true),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "fenced_write -> Ok(false)",
+        mutant(Lock {
+            fenced_write: |_, _, _, _| Ok(false),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "fenced_read -> Ok(None)",
+        mutant(Lock {
+            fenced_read: |_, _, _| Ok(None),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "fenced_read -> Ok(Some(0))",
+        mutant(Lock {
+            fenced_read: |_, _, _| Ok(Some(0)),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "fenced_read -> Ok(Some(1))",
+        mutant(Lock {
+            fenced_read: |_, _, _| Ok(Some(1)),
+            ..REFERENCE
+        }),
+    ),
+    (
+        "fenced_read -> Ok(Some(-1))",
+        mutant(Lock {
+            fenced_read: |_, _, _| Ok(Some(-1)),
+            ..REFERENCE
+        }),
+    ),
 ];

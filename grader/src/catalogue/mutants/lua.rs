@@ -123,7 +123,11 @@ fn describe(operator: &'static str, source: &str, start: usize, mutated: String)
 }
 
 /// Negates each comparison, and moves each order comparison by one.
-fn comparisons(source: &str, code: &[bool], add: &mut impl FnMut(&'static str, usize, usize, &str)) {
+fn comparisons(
+    source: &str,
+    code: &[bool],
+    add: &mut impl FnMut(&'static str, usize, usize, &str),
+) {
     const NEGATED: &[(&str, &str)] = &[
         ("==", "~="),
         ("~=", "=="),
@@ -174,9 +178,11 @@ fn dropped_calls(
             continue;
         };
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = source[end..].find('\n').map_or(source.len(), |i| end + i + 1);
-        let alone = source[line_start..start].trim().is_empty()
-            && source[end..line_end].trim().is_empty();
+        let line_end = source[end..]
+            .find('\n')
+            .map_or(source.len(), |i| end + i + 1);
+        let alone =
+            source[line_start..start].trim().is_empty() && source[end..line_end].trim().is_empty();
         if alone {
             add("drop redis.call", line_start, line_end, "");
         } else {
@@ -211,10 +217,10 @@ fn indexes(source: &str, code: &[bool], add: &mut impl FnMut(&'static str, usize
     let used = |table: &str| -> Vec<String> {
         let mut seen: Vec<String> = Vec::new();
         for start in find_all(source, code, &format!("{table}[")) {
-            if let Some(index) = index_at(source, start + table.len() + 1) {
-                if !seen.contains(&index) {
-                    seen.push(index);
-                }
+            if let Some(index) = index_at(source, start + table.len() + 1)
+                && !seen.contains(&index)
+            {
+                seen.push(index);
             }
         }
         seen
@@ -231,7 +237,12 @@ fn indexes(source: &str, code: &[bool], add: &mut impl FnMut(&'static str, usize
                 add("swap index", start, end, &format!("{table}[{to}]"));
             }
             if theirs.contains(&index) {
-                add("swap KEYS and ARGV", start, end, &format!("{other}[{index}]"));
+                add(
+                    "swap KEYS and ARGV",
+                    start,
+                    end,
+                    &format!("{other}[{index}]"),
+                );
             }
         }
     }

@@ -316,7 +316,10 @@ mod tests {
             "drop tonumber",
             "change returned value",
         ] {
-            assert!(all.iter().any(|m| m.mutation.operator == operator), "{operator}");
+            assert!(
+                all.iter().any(|m| m.mutation.operator == operator),
+                "{operator}"
+            );
         }
         let mut ids: Vec<String> = all.iter().map(Mutant::id).collect();
         ids.sort();
