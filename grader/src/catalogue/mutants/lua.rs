@@ -52,7 +52,7 @@ pub fn mutations(source: &str) -> Vec<Mutation> {
     dropped_calls(source, &code, &mut add);
     indexes(source, &code, &mut add);
     for start in find_all(source, &code, " or 0") {
-        add("drop `or 0`", start, start + " or 0".len(), "");
+        add("drop or 0", start, start + " or 0".len(), "");
     }
     options(source, &mut add);
     for start in find_all(source, &code, "tonumber(") {
@@ -362,7 +362,7 @@ return 1
     #[test]
     fn or_zero_is_dropped_and_returns_change() {
         assert_eq!(
-            afters("drop `or 0`"),
+            afters("drop or 0"),
             ["local highest = tonumber(redis.call(\"HGET\", KEYS[1], \"a<b\"))"]
         );
         assert_eq!(afters("change returned value"), ["return 1", "return 0"]);

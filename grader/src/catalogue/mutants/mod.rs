@@ -311,7 +311,7 @@ mod tests {
             "drop redis.call",
             "swap index",
             "swap KEYS and ARGV",
-            "drop `or 0`",
+            "drop or 0",
             "change command option",
             "drop tonumber",
             "change returned value",
