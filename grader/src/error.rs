@@ -24,6 +24,16 @@ pub enum GradeError {
     /// the virtual clock cannot vouch for what Redis did meanwhile.
     #[error("the machine stalled ({0}): not a verdict on your lock; run again")]
     Stalled(String),
+    /// The storage row holds something other than a whole number. The lock's
+    /// storage put it there, so [`crate::checks::Check::run`] turns this into
+    /// a failed check ([`crate::world::row_not_a_number`]), not a crash.
+    #[error("the storage row's `{field}` field holds {held:?}, which is not a whole number")]
+    RowNotANumber {
+        /// `value` or `fence`.
+        field: &'static str,
+        /// What it held.
+        held: String,
+    },
     /// An environment variable that steers the grader holds something it cannot read.
     #[error("{var} must be a number, in decimal or as 0x… hex, not {value:?}: fix or unset it")]
     Setting {

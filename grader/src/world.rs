@@ -234,16 +234,21 @@ impl World {
         Ok(self.clock.expiry(&mut self.con, key)?)
     }
 
-    /// What the storage row holds now.
+    /// What the storage row holds now. A field that holds something other
+    /// than a whole number is the storage's fault:
+    /// [`GradeError::RowNotANumber`].
     pub fn row(&mut self) -> Result<Row, GradeError> {
-        let (value, fence): (Option<i64>, Option<u64>) = redis::cmd("HMGET")
+        let (value, fence): (Option<String>, Option<String>) = redis::cmd("HMGET")
             .arg(&self.keys.row)
             .arg("value")
             .arg("fence")
             .query(&mut self.con)?;
+        // A key name written into a field is shown without the run's prefix,
+        // so the report reads the same on every run.
+        let shown = |held: Option<String>| held.map(|h| self.keys.display(&h));
         Ok(Row {
-            value: value.unwrap_or(0),
-            fence: fence.unwrap_or(0),
+            value: number("value", shown(value))?,
+            fence: number("fence", shown(fence))?,
         })
     }
 
@@ -261,6 +266,50 @@ impl World {
             .arg(value)
             .exec(&mut self.con)?;
         Ok(())
+    }
+}
+
+/// A field of the row as a number: 0 when it is missing.
+fn number<T: std::str::FromStr + Default>(
+    field: &'static str,
+    held: Option<String>,
+) -> Result<T, GradeError> {
+    match held {
+        None => Ok(T::default()),
+        Some(held) => held
+            .parse()
+            .map_err(|_| GradeError::RowNotANumber { field, held }),
+    }
+}
+
+/// `outcome`, with a row that holds something other than a whole number made
+/// a failed check: the storage wrote it, whichever check looked.
+pub fn row_not_a_number(
+    check: &str,
+    lock: &crate::Lock,
+    outcome: Result<crate::Verdict, GradeError>,
+) -> Result<crate::Verdict, GradeError> {
+    use crate::verdict::{Property, Violation};
+    match outcome {
+        Err(GradeError::RowNotANumber { field, held }) => {
+            let property = match field {
+                "fence" => Property::StorageRemembersHighest,
+                _ => Property::StorageKeepsValue,
+            };
+            let what = format!(
+                "the row's `{field}` field holds {held:?}, not a whole number: the storage \
+                 must write the token it compared into `fence` and the value into `value`"
+            );
+            Ok(crate::Verdict::Fail(Box::new(
+                crate::report::Report::broken(
+                    check,
+                    lock.name,
+                    Violation::anytime(property, what),
+                    Vec::new(),
+                ),
+            )))
+        }
+        outcome => outcome,
     }
 }
 

@@ -8,8 +8,11 @@
 //! written differently from the reference, which must pass every check.
 //! [`misbehaving`] holds code that does not even return properly (panics,
 //! loops), which must be reported per check without stopping the rest.
+//! [`mutants`] holds the reference with one Lua script changed, which some
+//! check must fail unless the change makes no difference.
 
 pub mod misbehaving;
+pub mod mutants;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;

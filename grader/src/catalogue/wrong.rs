@@ -281,6 +281,17 @@ pub const ALL: &[Wrong] = &[
         fails: "token::unguessable",
         breaks: Property::TokensUnguessable,
     },
+    // Found by mutation testing (`catalogue::mutants`): before, the grader
+    // crashed reading the row this storage writes, instead of failing it.
+    Wrong {
+        lock: Lock {
+            name: "fence set to the name of the row",
+            fenced_write: fence_set_to_row_name,
+            ..REFERENCE
+        },
+        fails: "storage::accepts_newer_and_equal_tokens",
+        breaks: Property::StorageRemembersHighest,
+    },
     // ------------------------------------------------------------------
     // Mistakes only an explorer check catches (the code is in
     // `super::unseen`): each passes every check above but its explorer.
@@ -622,6 +633,23 @@ fn compares_with_value<C: ConnectionLike>(
 local current = tonumber(redis.call("HGET", KEYS[1], "value")) or 0
 if tonumber(ARGV[1]) < current then return 0 end
 redis.call("HSET", KEYS[1], "fence", ARGV[1], "value", ARGV[2])
+return 1
+"#;
+    write_with(con, source, row, token, value)
+}
+
+/// `KEYS[1]` where `ARGV[1]` belongs: the fence field holds the row's name,
+/// which no token is ever compared against again.
+fn fence_set_to_row_name<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
+    let source = r#"
+local highest = tonumber(redis.call("HGET", KEYS[1], "fence")) or 0
+if tonumber(ARGV[1]) < highest then return 0 end
+redis.call("HSET", KEYS[1], "fence", KEYS[1], "value", ARGV[2])
 return 1
 "#;
     write_with(con, source, row, token, value)

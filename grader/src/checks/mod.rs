@@ -55,7 +55,11 @@ impl Check {
             check: self.name,
             lock,
         };
-        crate::stall::rerun(|| crate::confine::watched(self.name, lock, || (self.run)(&ctx)))
+        crate::stall::rerun(|| {
+            crate::confine::watched(self.name, lock, || {
+                crate::world::row_not_a_number(self.name, lock, (self.run)(&ctx))
+            })
+        })
     }
 }
 

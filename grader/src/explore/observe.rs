@@ -77,7 +77,14 @@ pub fn observe(world: &mut World) -> Result<Observed, GradeError> {
         .key(&keys.row)
         .invoke(world.con())?;
     let values: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap_or_default();
-    let text = |i: usize| values.get(i).and_then(|v| v.as_str()).map(str::to_string);
+    // A key name the lock wrote as a value is shown without the run's prefix,
+    // so that the report reads the same on every run.
+    let text = |i: usize| {
+        values
+            .get(i)
+            .and_then(|v| v.as_str())
+            .map(|v| keys.display(v))
+    };
     Ok(Observed {
         lock: text(0),
         lock_expiry: Some(world.expiry(&keys.lock)?),
