@@ -70,6 +70,8 @@ fn stub_file(function: &str) -> &'static str {
         "acquire" => "exercises/src/acquire.rs",
         "release" => "exercises/src/release.rs",
         "acquire_fenced" => "exercises/src/fencing.rs",
+        "extend" => "exercises/src/extend.rs",
+        "keep_alive" => "exercises/src/keeper.rs",
         _ => "exercises/src/storage.rs",
     }
 }

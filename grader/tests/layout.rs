@@ -46,7 +46,9 @@ fn signatures(source: &str) -> Vec<String> {
 
 #[test]
 fn every_stub_mirrors_its_solution() {
-    for exercise in ["token", "acquire", "release", "fencing", "storage"] {
+    for exercise in [
+        "token", "acquire", "release", "fencing", "storage", "extend", "keeper",
+    ] {
         let stub = read(&format!("exercises/src/{exercise}.rs"));
         let solution = read(&format!("grader/src/reference/{exercise}.rs"));
         assert_eq!(
@@ -84,8 +86,8 @@ fn every_stub_mirrors_its_solution() {
 /// file must be a chapter of the book, and its title the chapter's heading.
 #[test]
 fn every_rule_points_at_a_chapter_that_exists() {
-    use grader::catalogue::wrong::ALL;
-    for wrong in ALL {
+    use grader::catalogue::{renewal, wrong::ALL};
+    for wrong in ALL.iter().chain(renewal::WRONG) {
         let chapter = wrong.breaks.chapter();
         let (title, path) = chapter
             .split_once(" (")

@@ -10,6 +10,7 @@
 //! loops), which must be reported per check without stopping the rest.
 
 pub mod misbehaving;
+pub mod renewal;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;

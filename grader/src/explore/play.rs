@@ -379,6 +379,7 @@ impl History {
             super::Exercise::Release => "release",
             super::Exercise::Fencing => "acquire_fenced",
             super::Exercise::Storage => "fenced_write",
+            super::Exercise::Extend => "extend",
         }
     }
 }
