@@ -88,6 +88,7 @@ checks! {
     keeper {
         renews_in_time,
         stops_the_job_when_a_renewal_fails,
+        renewal_pause,
     }
     scenarios {
         normal_run,

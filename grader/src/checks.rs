@@ -249,6 +249,18 @@ pub const CHECKS: &[Check] = &[
         run: keeper::stops_the_job_when_a_renewal_fails,
     },
     Check {
+        name: "keeper::renewal_pause",
+        shows: "the renewal-pause scenario with your keeper: A stops before writing",
+        run: |c| {
+            let lock = Lock {
+                name: c.lock.name,
+                keep_alive: c.lock.keep_alive,
+                ..REFERENCE
+            };
+            scenario_check(c, "renewal-pause", lock)
+        },
+    },
+    Check {
         name: "scenarios::normal_run",
         shows: "three jobs, counter 3",
         run: |c| scenario_check(c, "normal-run", *c.lock),

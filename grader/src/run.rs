@@ -12,7 +12,11 @@
 //! the same way on every run; only the race at t = 0 runs the clients' calls
 //! side by side, and even then their commands take turns.
 
+mod keeper;
+
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::clock::Expiry;
@@ -71,6 +75,12 @@ struct Client {
     fence: Option<u64>,
     read: i64,
     actions: Vec<Action>,
+    /// The lease keeper's books: the second of the grant, the last renewal
+    /// (since the grant), the flag it sets, and whether the job stopped.
+    granted_at: u64,
+    renewed_at: Duration,
+    lost: Arc<AtomicBool>,
+    stopped: bool,
 }
 
 impl Client {
@@ -167,6 +177,10 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
             fence: None,
             read: 0,
             actions: Vec::new(),
+            granted_at: 0,
+            renewed_at: Duration::ZERO,
+            lost: Arc::new(AtomicBool::new(false)),
+            stopped: false,
         });
     }
     let mut runner = Runner {
@@ -302,6 +316,8 @@ impl Runner<'_> {
         if c.plan.pause.is_some_and(|(_, until)| until == t) {
             c.act(ActionKind::Resumed, "woke up");
         }
+        self.keep(i)?;
+        let c = &mut self.clients[i];
         match c.step {
             Step::Acquire => {
                 self.ensure_token(i)?;
@@ -434,6 +450,7 @@ impl Runner<'_> {
                 c.believes = true;
                 c.fence = fence;
                 c.step = Step::Read;
+                c.granted_at = self.t;
                 let text = match fence {
                     Some(f) => format!("acquired, token {f}"),
                     None => "acquired".into(),
@@ -877,12 +894,19 @@ impl Runner<'_> {
         for name in &crashed {
             reasons.push(format!("{name} crashed before writing"));
         }
+        for c in self.clients.iter().filter(|c| c.stopped) {
+            let name = c.name();
+            reasons.push(format!(
+                "{name}'s keeper found its lease lost, and {name} stopped before writing"
+            ));
+        }
         for name in &rejected {
             reasons.push(format!(
                 "the storage refused {name}'s stale request, and {name} knows its job failed"
             ));
         }
-        let explained = (crashed.len() + rejected.len()) as i64;
+        let stopped = self.clients.iter().filter(|c| c.stopped).count();
+        let explained = (crashed.len() + rejected.len() + stopped) as i64;
         let lost = jobs as i64 - explained - counter;
         if lost > 0 {
             reasons.push(format!(
