@@ -251,14 +251,7 @@ pub const CHECKS: &[Check] = &[
     Check {
         name: "keeper::renewal_pause",
         shows: "the renewal-pause scenario with your keeper: A stops before writing",
-        run: |c| {
-            let lock = Lock {
-                name: c.lock.name,
-                keep_alive: c.lock.keep_alive,
-                ..REFERENCE
-            };
-            scenario_check(c, "renewal-pause", lock)
-        },
+        run: keeper::renewal_pause,
     },
     Check {
         name: "scenarios::normal_run",

@@ -11,6 +11,7 @@ use std::time::Duration;
 use super::{Bench, Ctx, TOKEN_A, TOKEN_B, TTL, a_holds, b_holds, broken, expire_and_let_b_in};
 use crate::clock::Expiry;
 use crate::error::GradeError;
+use crate::model::show_value;
 use crate::probe::{Attempt, Probe};
 use crate::report::Verdict;
 use crate::verdict::{Property, Violation, seconds};
@@ -45,7 +46,10 @@ pub(super) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> 
     let what = if value.as_deref() != Some(TOKEN_A) {
         Some((
             Property::ExtendSparesOthers,
-            format!("A renewed its own lock, and the lock key now holds {value:?}"),
+            format!(
+                "A renewed its own lock, and the lock key now holds {}",
+                show_value(&value)
+            ),
         ))
     } else if expiry != wanted {
         let left = match expiry {
@@ -85,14 +89,23 @@ pub(super) fn leaves_another_holders_lock(ctx: &Ctx<'_>) -> Result<Verdict, Grad
     let what = if value.as_deref() != Some(TOKEN_B) {
         Some((
             Property::ExtendSparesOthers,
-            format!("B holds the lock, and after A's extend the lock key holds {value:?}"),
+            format!(
+                "B holds the lock, and after A's extend the lock key holds {}",
+                show_value(&value)
+            ),
         ))
     } else if after != before {
+        let believes = if renewed {
+            ", and A, told true, believes it holds a lock it does not"
+        } else {
+            ""
+        };
         Some((
             Property::ExtendSparesOthers,
-            "B holds the lock with 7 s left, and A's extend gave it 30 s: B's lock outlives B if B crashes, \
-             and A believes it holds a lock it does not"
-                .to_string(),
+            format!(
+                "B holds the lock with 7 s left, and A's extend gave it 30 s: B's lock outlives B if B \
+                 crashes{believes}"
+            ),
         ))
     } else if renewed {
         Some((
@@ -120,8 +133,9 @@ pub(super) fn never_brings_back_a_lost_lock(ctx: &Ctx<'_>) -> Result<Verdict, Gr
         Some((
             Property::ExtendSparesOthers,
             format!(
-                "A's lock expired 2 s ago, and A's extend brought it back (the key holds {value:?}): \
-                 whatever happened in those 2 s, A now holds a lock it lost"
+                "A's lock expired 2 s ago, and A's extend brought it back (the key holds {}): \
+                 whatever happened in those 2 s, A now holds a lock it lost",
+                show_value(&value)
             ),
         ))
     } else if renewed {

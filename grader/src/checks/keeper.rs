@@ -15,9 +15,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::{Bench, Ctx, TOKEN_A, TOKEN_B};
+use super::{Bench, Ctx, REFERENCE, TOKEN_A, TOKEN_B, scenario_check};
 use crate::clock::Expiry;
 use crate::error::GradeError;
+use crate::lock::Lock;
 use crate::reference;
 use crate::report::{Report, Verdict};
 use crate::verdict::{Property, Violation, seconds};
@@ -177,13 +178,20 @@ pub(super) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             _ => 0,
         };
         if left < floor {
+            let last = ms(lease.renewed_at);
+            let why = if last == t {
+                format!("A's keeper renewed it at t = {}, for less than the full TTL", seconds(t))
+            } else {
+                format!(
+                    "the last renewal was at t = {}, and one was due at t = {} (a third of the TTL later)",
+                    seconds(last),
+                    seconds(last + ms(LEASE) / 3)
+                )
+            };
             let what = format!(
-                "A's job is healthy, and its lock has {} of its {} TTL left: the last renewal was at \
-                 t = {}, and one was due at t = {} (a third of the TTL later)",
+                "A's job is healthy, and its lock has {} of its {} TTL left: {why}",
                 seconds(left),
                 seconds(ms(LEASE)),
-                seconds(ms(lease.renewed_at)),
-                seconds(ms(lease.renewed_at) + ms(LEASE) / 3)
             );
             return Ok(lease.broken(ctx, Property::KeeperRenewsInTime, what));
         }
@@ -276,4 +284,55 @@ fn frozen_at(ctx: &Ctx<'_>, freeze: u64) -> Result<Option<Verdict>, GradeError> 
         }
     }
     Ok(None)
+}
+
+/// The book's renewal-pause run with the learner's keeper. Keepers may
+/// renew at other moments than the reference's, so the run is not compared
+/// second by second: no action of A's may come after its lock was gone, and
+/// the run must end as the reference's does (A stopped, counter 2).
+pub(super) fn renewal_pause(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let lock = Lock {
+        name: ctx.lock.name,
+        keep_alive: ctx.lock.keep_alive,
+        ..REFERENCE
+    };
+    let scenario = crate::scenario::named("renewal-pause");
+    let Some(scenario) = scenario else {
+        unreachable!("the scenario catalogue lacks renewal-pause")
+    };
+    let mine = crate::run::run(&scenario, &lock)?;
+    if mine.halt.is_some() || !mine.violations.is_empty() {
+        // Failures and broken rules are told the way every scenario tells them.
+        return scenario_check(ctx, "renewal-pause", lock);
+    }
+    let late = mine.timeline.seconds.iter().find_map(|s| {
+        let a = s.clients.get("A")?;
+        a.actions.iter().find(|x| x.unsafe_).map(|x| (s.t, x.text.clone()))
+    });
+    let expected = crate::run::run(&scenario, &REFERENCE)?;
+    let what = match late {
+        Some((t, text)) => Some((
+            Property::KeeperStopsJob,
+            t,
+            format!("A's keeper did not stop the job after the pause: A {text} on a lock that was no longer its own"),
+        )),
+        None if mine.timeline.outcome != expected.timeline.outcome => Some((
+            Property::SameAsReference,
+            mine.timeline.seconds.len() as u64,
+            format!(
+                "the run ended with \"{}\" instead of \"{}\"",
+                mine.timeline.outcome.summary, expected.timeline.outcome.summary
+            ),
+        )),
+        None => None,
+    };
+    Ok(what.map_or(Verdict::Pass, |(property, t, what)| {
+        let evidence = vec![mine.timeline.render(Some(t))];
+        Verdict::Fail(Box::new(Report::broken(
+            ctx.check,
+            ctx.lock.name,
+            Violation::at(property, t * 1000, what),
+            evidence,
+        )))
+    }))
 }
