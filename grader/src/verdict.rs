@@ -106,9 +106,7 @@ impl Property {
             Property::KeeperStopsJob => {
                 "once a renewal fails, the job must be told before it writes again"
             }
-            Property::KeeperStopsForGood => {
-                "a job told that its lease is lost must stay stopped"
-            }
+            Property::KeeperStopsForGood => "a job told that its lease is lost must stay stopped",
             Property::TokensGrow => "the newest grant must carry the largest fencing token",
             Property::StaleRequestsRejected => {
                 "the storage must refuse a request whose token is older than one it has seen"
@@ -264,9 +262,7 @@ impl Property {
             | Property::ExtendTellsTruth
             | Property::KeeperRenewsInTime
             | Property::KeeperStopsJob
-            | Property::KeeperStopsForGood => {
-                "3.1, Renewal and the watchdog (book/src/renewal.md)"
-            }
+            | Property::KeeperStopsForGood => "3.1, Renewal and the watchdog (book/src/renewal.md)",
             Property::TokensGrow | Property::FencesNeverExpire => {
                 "4, Fencing tokens (book/src/fencing.md)"
             }

@@ -153,9 +153,7 @@ pub(super) fn never_brings_back_a_lost_lock(ctx: &Ctx<'_>) -> Result<Verdict, Gr
 
 /// A renews for 30 s while, at any command boundary, its lock expires and B
 /// takes it for 10 s: B's lock must keep B's TTL.
-pub(super) fn never_renews_a_lock_that_changed_hands(
-    ctx: &Ctx<'_>,
-) -> Result<Verdict, GradeError> {
+pub(super) fn never_renews_a_lock_that_changed_hands(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let extend = ctx.lock.extend;
     Probe {
         check: ctx.check,

@@ -62,7 +62,10 @@ impl Lease {
             renewed_at: Duration::ZERO,
             lost: Arc::new(AtomicBool::new(false)),
             lost_since: None,
-            log: vec![format!("t = 0 s: A took the lock for {}", seconds(ms(LEASE)))],
+            log: vec![format!(
+                "t = 0 s: A took the lock for {}",
+                seconds(ms(LEASE))
+            )],
         })
     }
 
@@ -180,7 +183,10 @@ pub(super) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
         if left < floor {
             let last = ms(lease.renewed_at);
             let why = if last == t {
-                format!("A's keeper renewed it at t = {}, for less than the full TTL", seconds(t))
+                format!(
+                    "A's keeper renewed it at t = {}, for less than the full TTL",
+                    seconds(t)
+                )
             } else {
                 format!(
                     "the last renewal was at t = {}, and one was due at t = {} (a third of the TTL later)",
@@ -196,8 +202,9 @@ pub(super) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             return Ok(lease.broken(ctx, Property::KeeperRenewsInTime, what));
         }
         if !lease.job_writes() {
-            let what = "A's keeper set `lost` while A's lock was alive and A's: the healthy job stopped"
-                .to_string();
+            let what =
+                "A's keeper set `lost` while A's lock was alive and A's: the healthy job stopped"
+                    .to_string();
             return Ok(lease.broken(ctx, Property::KeeperRenewsInTime, what));
         }
     }
@@ -307,14 +314,19 @@ pub(super) fn renewal_pause(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     }
     let late = mine.timeline.seconds.iter().find_map(|s| {
         let a = s.clients.get("A")?;
-        a.actions.iter().find(|x| x.unsafe_).map(|x| (s.t, x.text.clone()))
+        a.actions
+            .iter()
+            .find(|x| x.unsafe_)
+            .map(|x| (s.t, x.text.clone()))
     });
     let expected = crate::run::run(&scenario, &REFERENCE)?;
     let what = match late {
         Some((t, text)) => Some((
             Property::KeeperStopsJob,
             t,
-            format!("A's keeper did not stop the job after the pause: A {text} on a lock that was no longer its own"),
+            format!(
+                "A's keeper did not stop the job after the pause: A {text} on a lock that was no longer its own"
+            ),
         )),
         None if mine.timeline.outcome != expected.timeline.outcome => Some((
             Property::SameAsReference,

@@ -96,7 +96,10 @@ mod tests {
             renewed[0].expected,
             Some(Expected::Exactly(Answer::Bool(true)))
         );
-        assert_eq!(renewed[0].state.lock.as_ref().map(|h| h.expires_at), Some(14_000));
+        assert_eq!(
+            renewed[0].state.lock.as_ref().map(|h| h.expires_at),
+            Some(14_000)
+        );
     }
 
     #[test]
