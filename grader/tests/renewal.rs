@@ -69,3 +69,24 @@ fn every_correct_renewal_and_keeper_passes() {
         }
     }
 }
+
+/// The book's scenario, as a check, fails the keeper the book shows failing.
+#[test]
+fn the_renewal_pause_check_fails_a_keeper_that_never_tells_the_job() {
+    let never_tells = WRONG
+        .iter()
+        .find(|w| w.lock.name == "keeper that never tells the job")
+        .expect("in the catalogue");
+    let verdict = checks::named("keeper::renewal_pause")
+        .expect("a check")
+        .run(&never_tells.lock)
+        .expect("runs");
+    let Verdict::Fail(report) = verdict else {
+        panic!("the keeper that never tells the job passed keeper::renewal_pause");
+    };
+    assert_eq!(
+        report.property(),
+        Some(grader::verdict::Property::KeeperStopsJob),
+        "{report}"
+    );
+}
