@@ -11,6 +11,7 @@
 //! [`misbehaving`] holds code that does not even return properly (panics,
 //! loops), which must be reported per check without stopping the rest.
 
+mod keepers;
 pub mod misbehaving;
 pub mod renewal;
 pub mod unseen;

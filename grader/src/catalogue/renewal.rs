@@ -8,11 +8,14 @@
 //! must fail on it and the rule that check must report. The correct ones
 //! send other commands than the reference, and must pass.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::{ConnectionLike, RedisResult, Script};
 
+use super::keepers::{
+    every_quarter, keeps_with_pexpire, never_tells, renews_every_ttl, renews_for_a_third,
+    takes_it_back, tells_late,
+};
 use super::wrong::Wrong;
 use crate::lock::Lock;
 use crate::reference::{self, LOCK as REFERENCE};
@@ -147,7 +150,7 @@ fn millis(ttl: Duration) -> u64 {
 }
 
 /// PEXPIRE whatever the key holds: B's lock gets A's TTL.
-fn bare_pexpire<C: ConnectionLike>(
+pub(super) fn bare_pexpire<C: ConnectionLike>(
     con: &mut C,
     key: &str,
     _token: &str,
@@ -268,161 +271,4 @@ fn eval_extend<C: ConnectionLike>(
         .arg(millis(ttl))
         .query(con)?;
     Ok(reply.is_some())
-}
-
-// ---------------------------------------------------------------- keepers
-
-/// Whether a renewal is due: `every` has passed since the last one.
-fn due(now: Duration, renewed_at: Duration, every: Duration) -> bool {
-    now.saturating_sub(renewed_at) >= every
-}
-
-/// Renews on time, and ignores what the renewal answered.
-fn never_tells<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    _lost: &AtomicBool,
-) -> RedisResult<()> {
-    if due(now, *renewed_at, ttl / 3) {
-        reference::extend::extend(con, key, token, ttl)?;
-        *renewed_at = now;
-    }
-    Ok(())
-}
-
-/// Notes a failed renewal in `renewed_at` and sets `lost` at the next tick.
-fn tells_late<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    lost: &AtomicBool,
-) -> RedisResult<()> {
-    const FAILED: Duration = Duration::MAX;
-    if *renewed_at == FAILED {
-        lost.store(true, Ordering::SeqCst);
-        return Ok(());
-    }
-    if due(now, *renewed_at, ttl / 3) {
-        *renewed_at = if reference::extend::extend(con, key, token, ttl)? {
-            now
-        } else {
-            FAILED
-        };
-    }
-    Ok(())
-}
-
-/// Renews with PEXPIRE, which renews whoever holds the lock.
-fn keeps_with_pexpire<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    lost: &AtomicBool,
-) -> RedisResult<()> {
-    if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
-        return Ok(());
-    }
-    if bare_pexpire(con, key, token, ttl)? {
-        *renewed_at = now;
-    } else {
-        lost.store(true, Ordering::SeqCst);
-    }
-    Ok(())
-}
-
-/// Stops the job when a renewal fails, then takes the lock again as soon as
-/// it is free and lets the job go on.
-fn takes_it_back<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    lost: &AtomicBool,
-) -> RedisResult<()> {
-    if lost.load(Ordering::SeqCst) {
-        if reference::acquire::acquire(con, key, token, ttl)? {
-            *renewed_at = now;
-            lost.store(false, Ordering::SeqCst);
-        }
-        return Ok(());
-    }
-    reference::keeper::keep_alive(con, key, token, ttl, now, renewed_at, lost)
-}
-
-/// Renews only once the whole TTL has passed: the lock lapses first.
-fn renews_every_ttl<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    lost: &AtomicBool,
-) -> RedisResult<()> {
-    if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl) {
-        return Ok(());
-    }
-    if reference::extend::extend(con, key, token, ttl)? {
-        *renewed_at = now;
-    } else {
-        lost.store(true, Ordering::SeqCst);
-    }
-    Ok(())
-}
-
-/// Renews every third of the TTL, but only for that third.
-fn renews_for_a_third<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    lost: &AtomicBool,
-) -> RedisResult<()> {
-    if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
-        return Ok(());
-    }
-    if reference::extend::extend(con, key, token, ttl / 3)? {
-        *renewed_at = now;
-    } else {
-        lost.store(true, Ordering::SeqCst);
-    }
-    Ok(())
-}
-
-/// Renews every quarter of the TTL, and keeps its own idea of failure.
-fn every_quarter<C: ConnectionLike>(
-    con: &mut C,
-    key: &str,
-    token: &str,
-    ttl: Duration,
-    now: Duration,
-    renewed_at: &mut Duration,
-    lost: &AtomicBool,
-) -> RedisResult<()> {
-    if lost.load(Ordering::Acquire) {
-        return Ok(());
-    }
-    if now >= *renewed_at + ttl / 4 {
-        let renewed = reference::extend::extend(con, key, token, ttl).unwrap_or(false);
-        if !renewed {
-            lost.store(true, Ordering::Release);
-            return Ok(());
-        }
-        *renewed_at = now;
-    }
-    Ok(())
 }
