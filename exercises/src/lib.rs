@@ -5,18 +5,23 @@
 //! 3. `release.rs`: delete the lock only if it is still yours, in one Lua script.
 //! 4. `fencing.rs`: take the lock and a fencing token in one step.
 //! 5. `storage.rs`: a storage that refuses requests with an old fencing token.
+//! 6. `extend.rs`: renew the lock only while it is still yours, in one Lua script.
+//! 7. `keeper.rs`: a lease keeper that renews at every third of the TTL and
+//!    stops the job when a renewal fails.
 //!
 //! Fill in the `todo!()`s, in order. After each one, run its checks, e.g.
 //! `cargo test -p exercises acquire::`; `cargo test -p exercises` runs them
 //! all. The grader hands your functions a real Redis connection, watches the
 //! commands they send, and plays the course's scenarios with them. The book
-//! (chapters 1 to 4) explains every idea used here.
+//! (chapters 1 to 5) explains every idea used here.
 
 // The stubs do not use their arguments yet.
 #![allow(unused_variables)]
 
 pub mod acquire;
+pub mod extend;
 pub mod fencing;
+pub mod keeper;
 pub mod release;
 pub mod storage;
 pub mod token;

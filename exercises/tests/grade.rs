@@ -23,6 +23,8 @@ const YOURS: Lock = Lock {
     acquire_fenced: exercises::fencing::acquire_fenced,
     fenced_write: exercises::storage::fenced_write,
     fenced_read: exercises::storage::fenced_read,
+    extend: exercises::extend::extend,
+    keep_alive: exercises::keeper::keep_alive,
 };
 
 /// The checks, in the order they are reported: `checks!(exercise { check, … } …)`.
@@ -75,6 +77,18 @@ checks! {
         fenced_reads,
         long_pause_fenced,
         explored,
+    }
+    extend {
+        renews_its_own_lock,
+        leaves_another_holders_lock,
+        never_brings_back_a_lost_lock,
+        never_renews_a_lock_that_changed_hands,
+        explored,
+    }
+    keeper {
+        renews_in_time,
+        stops_the_job_when_a_renewal_fails,
+        renewal_pause,
     }
     scenarios {
         normal_run,

@@ -6,7 +6,7 @@
 //! runs; a test fails when they no longer match what the grader produces
 //! (`UPDATE_TIMELINES=1` rewrites them).
 
-use crate::catalogue::wrong;
+use crate::catalogue::{renewal, wrong};
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
@@ -45,6 +45,17 @@ pub fn all() -> Vec<Demo> {
             lock: plain_del,
         });
     }
+    let never_tells = renewal::WRONG
+        .iter()
+        .find(|w| w.lock.name == "keeper that never tells the job")
+        .map_or(REFERENCE, |w| w.lock);
+    if let Some(renewal_pause) = scenario::named("renewal-pause") {
+        demos.push(Demo {
+            name: "renewal-pause-never-told",
+            scenario: renewal_pause,
+            lock: never_tells,
+        });
+    }
     demos
 }
 
@@ -60,6 +71,13 @@ impl Demo {
                 "The same 12 s job over a 10 s TTL, but every client releases with a plain \
                               DEL, which deletes the key whoever holds it."
                     .into();
+        }
+        if self.name == "renewal-pause-never-told" {
+            timeline.title = "A renewal fails during a pause, and nobody tells the job".into();
+            timeline.story = "The same pause, with a keeper that renews every 10 s but never looks at \
+                              the answer: when A wakes up, its renewal fails, the keeper says nothing, \
+                              and A writes."
+                .into();
         }
         Ok(timeline)
     }

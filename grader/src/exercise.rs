@@ -61,6 +61,20 @@ pub const EXERCISES: &[Exercise] = &[
         chapter_file: "fencing-storage.md",
         chapter_title: "The storage's side",
     },
+    Exercise {
+        number: 6,
+        name: "extend",
+        functions: &["extend"],
+        chapter_file: "renewal.md",
+        chapter_title: "Renewal and the watchdog",
+    },
+    Exercise {
+        number: 7,
+        name: "keeper",
+        functions: &["keep_alive"],
+        chapter_file: "renewal.md",
+        chapter_title: "Renewal and the watchdog",
+    },
 ];
 
 impl Exercise {

@@ -1,7 +1,7 @@
 //! The lock under test, as a table of plain functions.
 //!
 //! The grader does not care how a lock is written, only what it does against
-//! Redis. So an implementation is just six functions with fixed signatures:
+//! Redis. So an implementation is just a few functions with fixed signatures:
 //! the learner's (from the `exercises` crate), the reference solution, a
 //! deliberately wrong variant from the catalogue, or a correct variant written
 //! differently. Each function receives a [`Wire`]: a real Redis connection that
@@ -12,6 +12,7 @@
 //! A variant that differs in one function is written as
 //! `Lock { release: my_release, ..reference::LOCK }`.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use redis::RedisResult;
@@ -30,6 +31,12 @@ pub type AcquireFencedFn = fn(&mut Wire, &str, &str, &str, Duration) -> RedisRes
 pub type FencedWriteFn = fn(&mut Wire, &str, u64, i64) -> RedisResult<bool>;
 /// `fenced_read(con, row, fencing_token)`: the storage's fenced read; `None` when refused.
 pub type FencedReadFn = fn(&mut Wire, &str, u64) -> RedisResult<Option<i64>>;
+
+/// `extend(con, key, token, ttl)`: renew the lock to `ttl` only while it holds `token`; `true` when renewed.
+pub type ExtendFn = fn(&mut Wire, &str, &str, Duration) -> RedisResult<bool>;
+/// `keep_alive(con, key, token, ttl, now, renewed_at, lost)`: one tick of a lease keeper.
+pub type KeepAliveFn =
+    fn(&mut Wire, &str, &str, Duration, Duration, &mut Duration, &AtomicBool) -> RedisResult<()>;
 
 /// One implementation of the course's lock, function by function.
 ///
@@ -52,6 +59,10 @@ pub struct Lock {
     pub fenced_write: FencedWriteFn,
     /// See `exercises/src/storage.rs`.
     pub fenced_read: FencedReadFn,
+    /// See `exercises/src/extend.rs`.
+    pub extend: ExtendFn,
+    /// See `exercises/src/keeper.rs`.
+    pub keep_alive: KeepAliveFn,
 }
 
 impl std::fmt::Debug for Lock {

@@ -34,6 +34,10 @@ pub struct Plan {
     pub pause: Option<(u64, u64)>,
     /// The second at which the client crashes, never to act again.
     pub crash_at: Option<u64>,
+    /// Whether a lease keeper ([`crate::lock::KeepAliveFn`]) renews its
+    /// lock, ticking once a second while it works, and stops the job when a
+    /// renewal fails.
+    pub keeper: bool,
 }
 
 impl Plan {
@@ -44,6 +48,15 @@ impl Plan {
             work_s: 1,
             pause: None,
             crash_at: None,
+            keeper: false,
+        }
+    }
+
+    /// The same client, with a lease keeper.
+    pub const fn kept(self) -> Plan {
+        Plan {
+            keeper: true,
+            ..self
         }
     }
 
@@ -217,6 +230,19 @@ pub fn all() -> Vec<Scenario> {
             Fencing::Writes,
             2,
         ),
+        Scenario {
+            name: "renewal-pause",
+            title: "A renewal fails during a pause",
+            story: "A's job is long, so a lease keeper renews its 30 s lock every 10 s, as Redisson's \
+                    watchdog does. A freezes from t = 21 s to t = 53 s, keeper and all: its lock \
+                    expires at t = 50 s and B takes it. When A wakes up, its keeper's first renewal \
+                    fails, and it stops the job before its write.",
+            ttl_s: 30,
+            fencing: Fencing::Off,
+            clients: abc(Plan::job("A").working(40).kept().paused(21, 53)),
+            race: false,
+            expected_counter: 2,
+        },
         Scenario {
             name: "crashed-holder",
             title: "The holder crashes",

@@ -33,6 +33,18 @@ pub enum Property {
     ReleaseSparesOthers,
     /// `release` says truthfully whether it deleted the lock.
     ReleaseTellsTruth,
+    /// `extend` renews the caller's own lock to exactly the TTL asked for.
+    ExtendRenewsOwnLock,
+    /// `extend` never renews, changes or brings back a lock that is not the caller's.
+    ExtendSparesOthers,
+    /// `extend` says truthfully whether it renewed the lock.
+    ExtendTellsTruth,
+    /// A lease keeper renews by the time a third of the TTL has passed.
+    KeeperRenewsInTime,
+    /// Once a renewal fails, the job is told before its next write.
+    KeeperStopsJob,
+    /// A job told that its lease is lost stays stopped.
+    KeeperStopsForGood,
     /// The newest grant always carries the largest fencing token.
     TokensGrow,
     /// The storage refuses a request whose token is older than one it has seen.
@@ -79,6 +91,22 @@ impl Property {
             Property::ReleaseTellsTruth => {
                 "release must return true exactly when it deleted your lock"
             }
+            Property::ExtendRenewsOwnLock => {
+                "extend must renew your own lock to exactly the TTL asked for"
+            }
+            Property::ExtendSparesOthers => {
+                "extend must never renew, change or bring back a lock that is not yours"
+            }
+            Property::ExtendTellsTruth => {
+                "extend must return true exactly when it renewed your lock"
+            }
+            Property::KeeperRenewsInTime => {
+                "a lease keeper must renew the lock by the time a third of its TTL has passed"
+            }
+            Property::KeeperStopsJob => {
+                "once a renewal fails, the job must be told before it writes again"
+            }
+            Property::KeeperStopsForGood => "a job told that its lease is lost must stay stopped",
             Property::TokensGrow => "the newest grant must carry the largest fencing token",
             Property::StaleRequestsRejected => {
                 "the storage must refuse a request whose token is older than one it has seen"
@@ -140,6 +168,28 @@ impl Property {
             Property::ReleaseSparesOthers => {
                 "A plain DEL, or GET then DEL as two commands, can delete a lock that expired and now belongs \
                  to someone else. Compare and delete inside one Lua script, which Redis runs atomically."
+            }
+            Property::ExtendRenewsOwnLock | Property::ExtendTellsTruth => {
+                "Compare the key's value with your token and PEXPIRE it with `ttl.as_millis()` only if they \
+                 match, in one Lua script; return whether PEXPIRE answered 1. EXPIRE counts seconds."
+            }
+            Property::ExtendSparesOthers => {
+                "A bare PEXPIRE, or GET then PEXPIRE as two commands, can renew a lock that expired and now \
+                 belongs to someone else; a SET brings a lost lock back to life. Compare and PEXPIRE inside \
+                 one Lua script, and touch nothing when the key is not yours."
+            }
+            Property::KeeperRenewsInTime => {
+                "Renew once a third of the TTL has passed since the last renewal (`now - renewed_at >= ttl / 3`), \
+                 to the full TTL: then two renewals in a row can be late before the lock expires."
+            }
+            Property::KeeperStopsJob => {
+                "Look at what `extend` returned: on false, set the `lost` flag in the same tick, before the job's \
+                 next write. Renew through your `extend`, never with a bare PEXPIRE, which renews whoever holds \
+                 the lock now."
+            }
+            Property::KeeperStopsForGood => {
+                "Once the lease is lost, another client may have held the lock and written in between: leave \
+                 `lost` set and send nothing more. Taking the lock again is a new job, with a new token."
             }
             Property::TokensGrow => {
                 "Take the lock and INCR the fence counter in one Lua script: done as two commands, another \
@@ -207,6 +257,12 @@ impl Property {
             Property::CounterEndsRight | Property::SameAsReference => {
                 "3, The timeout is the danger (book/src/timeout.md)"
             }
+            Property::ExtendRenewsOwnLock
+            | Property::ExtendSparesOthers
+            | Property::ExtendTellsTruth
+            | Property::KeeperRenewsInTime
+            | Property::KeeperStopsJob
+            | Property::KeeperStopsForGood => "3.1, Renewal and the watchdog (book/src/renewal.md)",
             Property::TokensGrow | Property::FencesNeverExpire => {
                 "4, Fencing tokens (book/src/fencing.md)"
             }

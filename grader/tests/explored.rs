@@ -43,6 +43,11 @@ fn the_reference_storage_agrees_with_its_model() {
     reference_agrees("storage::explored", Exercise::Storage);
 }
 
+#[test]
+fn the_reference_extend_agrees_with_its_model() {
+    reference_agrees("extend::explored", Exercise::Extend);
+}
+
 /// The mistakes of `catalogue::unseen` that no check but their explorer
 /// catches: each passes every other check, so the explorer alone stands
 /// between them and a pass. (The other two entries of that group are also

@@ -155,8 +155,8 @@ fn the_learner_path_reads_the_table() {
 /// file must be a chapter of the book, and its title the chapter's heading.
 #[test]
 fn every_rule_points_at_a_chapter_that_exists() {
-    use grader::catalogue::wrong::ALL;
-    for wrong in ALL {
+    use grader::catalogue::{renewal, wrong::ALL};
+    for wrong in ALL.iter().chain(renewal::WRONG) {
         let chapter = wrong.breaks.chapter();
         let (title, path) = chapter
             .split_once(" (")

@@ -13,6 +13,8 @@ const STUBS: Lock = Lock {
     acquire_fenced: exercises::fencing::acquire_fenced,
     fenced_write: exercises::storage::fenced_write,
     fenced_read: exercises::storage::fenced_read,
+    extend: exercises::extend::extend,
+    keep_alive: exercises::keeper::keep_alive,
 };
 
 #[test]
@@ -37,6 +39,8 @@ fn every_check_reports_the_stubs_as_not_started() {
                     "fenced_write"
                 }
             }
+            "extend" => "extend",
+            "keeper" => "keep_alive",
             // The scenarios need the whole lock; the first stub they meet is the token.
             _ => "new_token",
         };

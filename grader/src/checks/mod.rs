@@ -18,7 +18,9 @@
 
 mod acquire;
 pub mod bench;
+mod extend;
 mod fencing;
+mod keeper;
 mod release;
 pub mod scenarios;
 mod storage;
@@ -223,6 +225,46 @@ pub const CHECKS: &[Check] = &[
         name: "storage::explored",
         shows: "histories drawn from seeds, rows missing or partial, tokens across 9 → 10: the storage does what its model says",
         run: |c| explore::check(c.check, c.lock, Exercise::Storage),
+    },
+    Check {
+        name: "extend::renews_its_own_lock",
+        shows: "A's lock, 6 s left: a renewal for 1.5 s makes it expire 1.5 s from now",
+        run: extend::renews_its_own_lock,
+    },
+    Check {
+        name: "extend::leaves_another_holders_lock",
+        shows: "B's lock: A's renewal returns false and leaves its TTL alone",
+        run: extend::leaves_another_holders_lock,
+    },
+    Check {
+        name: "extend::never_brings_back_a_lost_lock",
+        shows: "A's lock expired: A's renewal returns false and creates nothing",
+        run: extend::never_brings_back_a_lost_lock,
+    },
+    Check {
+        name: "extend::never_renews_a_lock_that_changed_hands",
+        shows: "the lock changes hands at any point: B's lock keeps B's TTL",
+        run: extend::never_renews_a_lock_that_changed_hands,
+    },
+    Check {
+        name: "extend::explored",
+        shows: "histories drawn from seeds, renewals by holders and others, before and after expiry: extend does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Extend),
+    },
+    Check {
+        name: "keeper::renews_in_time",
+        shows: "four leases of a healthy job: the lock never falls below two thirds of its TTL",
+        run: keeper::renews_in_time,
+    },
+    Check {
+        name: "keeper::stops_the_job_when_a_renewal_fails",
+        shows: "A freezes past its TTL at every tick in turn: the job stops before its next write, for good",
+        run: keeper::stops_the_job_when_a_renewal_fails,
+    },
+    Check {
+        name: "keeper::renewal_pause",
+        shows: "the renewal-pause scenario with your keeper: A stops before writing",
+        run: keeper::renewal_pause,
     },
     Check {
         name: "scenarios::normal_run",

@@ -48,6 +48,9 @@ pub fn run_call(
             )?),
             Call::Write { token, value } => Answer::Bool((l.fenced_write)(w, &rk, token, value)?),
             Call::Read { token } => Answer::Read((l.fenced_read)(w, &rk, token)?),
+            Call::Extend { ttl_ms } => {
+                Answer::Bool((l.extend)(w, &lk, &token, Duration::from_millis(ttl_ms))?)
+            }
         })
     })
 }
@@ -77,6 +80,12 @@ pub fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answ
         Call::Read { token } => {
             Answer::Read(reference::storage::fenced_read(con, &keys.row, token)?)
         }
+        Call::Extend { ttl_ms } => Answer::Bool(reference::extend::extend(
+            con,
+            &keys.lock,
+            token,
+            Duration::from_millis(ttl_ms),
+        )?),
     };
     world.settle()?;
     Ok(answer)

@@ -106,7 +106,7 @@ fn boundary(rng: &mut Rng) -> u64 {
 fn start(rng: &mut Rng, exercise: Exercise, clients: usize) -> Start {
     let mut start = Start::default();
     match exercise {
-        Exercise::Acquire | Exercise::Release | Exercise::Fencing => {
+        Exercise::Acquire | Exercise::Release | Exercise::Fencing | Exercise::Extend => {
             if rng.chance(1, 2) {
                 start.lock = Some((rng.below(clients as u64) as usize, rng.pick(TTLS)));
             }
@@ -189,7 +189,7 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         return Step::Wait(wait(rng, state));
     }
     let client = match (h.exercise, holder) {
-        (Exercise::Release, Some(holder)) if rng.chance(1, 2) => holder,
+        (Exercise::Release | Exercise::Extend, Some(holder)) if rng.chance(1, 2) => holder,
         _ => rng.below(clients) as usize,
     };
     // A held lock is often released by its holder, so that the next
@@ -226,6 +226,14 @@ fn next_call(rng: &mut Rng, h: &History, state: &State) -> Call {
             ttl_ms: rng.pick(TTLS),
         },
         Exercise::Release => Call::Release,
+        // Renewals by holders and others, with other TTLs, before and after expiry.
+        Exercise::Extend if rng.chance(1, 3) => Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        },
+        Exercise::Extend if rng.chance(1, 6) => Call::Release,
+        Exercise::Extend => Call::Extend {
+            ttl_ms: rng.pick(TTLS),
+        },
         Exercise::Storage => storage_call(rng, token_base(h, state), state.row.value),
     }
 }
@@ -280,7 +288,7 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     let client = rng.pick(&others);
     let ttl_ms = rng.pick(TTLS);
     let moves = match h.exercise {
-        Exercise::Acquire | Exercise::Release => match rng.below(4) {
+        Exercise::Acquire | Exercise::Release | Exercise::Extend => match rng.below(4) {
             0 | 1 => vec![Move::ExpireLock, Move::Call(Call::Acquire { ttl_ms })],
             2 => vec![Move::Call(Call::Acquire { ttl_ms })],
             _ => vec![Move::Call(Call::Release)],
@@ -371,6 +379,7 @@ mod tests {
             Exercise::Release,
             Exercise::Fencing,
             Exercise::Storage,
+            Exercise::Extend,
         ] {
             for seed in 0..50 {
                 let h = history(exercise, seed);

@@ -22,6 +22,8 @@ pub enum Exercise {
     Fencing,
     /// `fenced_write` and `fenced_read`.
     Storage,
+    /// `extend`.
+    Extend,
 }
 
 impl Exercise {
@@ -32,6 +34,7 @@ impl Exercise {
             Exercise::Release => "release",
             Exercise::Fencing => "fencing",
             Exercise::Storage => "storage",
+            Exercise::Extend => "extend",
         };
         match crate::exercise::named(name) {
             Some(row) => row,
@@ -48,6 +51,7 @@ impl Exercise {
                 | (Exercise::Release, Call::Release)
                 | (Exercise::Fencing, Call::AcquireFenced { .. })
                 | (Exercise::Storage, Call::Write { .. } | Call::Read { .. })
+                | (Exercise::Extend, Call::Extend { .. })
         )
     }
 
@@ -65,6 +69,7 @@ impl Exercise {
                 only.fenced_write = lock.fenced_write;
                 only.fenced_read = lock.fenced_read;
             }
+            Exercise::Extend => only.extend = lock.extend,
         }
         only
     }
@@ -180,6 +185,11 @@ pub enum Call {
         /// The fencing token.
         token: u64,
     },
+    /// `extend(lock, token, ttl)`.
+    Extend {
+        /// The new TTL, in ms.
+        ttl_ms: u64,
+    },
 }
 
 impl Call {
@@ -191,6 +201,7 @@ impl Call {
             Call::AcquireFenced { .. } => "acquire_fenced",
             Call::Write { .. } => "fenced_write",
             Call::Read { .. } => "fenced_read",
+            Call::Extend { .. } => "extend",
         }
     }
 
@@ -203,6 +214,7 @@ impl Call {
             Call::AcquireFenced { ttl_ms } => Op::AcquireFenced { token, ttl_ms },
             Call::Write { token, value } => Op::Write { token, value },
             Call::Read { token } => Op::Read { token },
+            Call::Extend { ttl_ms } => Op::Extend { token, ttl_ms },
         }
     }
 
@@ -232,6 +244,9 @@ impl Call {
                 format!("{who}'s fenced_write({row}, {token}, {value})")
             }
             Call::Read { token } => format!("{who}'s fenced_read({row}, {token})"),
+            Call::Extend { ttl_ms } => {
+                format!("{who}'s extend({lock}, {token:?}, {})", seconds(ttl_ms))
+            }
         }
     }
 }

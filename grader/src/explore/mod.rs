@@ -54,6 +54,7 @@ pub fn judge(exercise: Exercise, d: &Divergence<'_>) -> Violation {
         Exercise::Release => model::release::judge(d),
         Exercise::Fencing => model::fencing::judge(d),
         Exercise::Storage => model::storage::judge(d),
+        Exercise::Extend => model::extend::judge(d),
     }
 }
 

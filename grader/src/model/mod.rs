@@ -18,6 +18,7 @@
 pub mod acquire;
 mod compare;
 mod divergence;
+pub mod extend;
 pub mod fencing;
 pub mod release;
 pub mod storage;
@@ -100,6 +101,8 @@ pub enum Op {
     Write { token: u64, value: i64 },
     /// `fenced_read(row, token)`.
     Read { token: u64 },
+    /// `extend(lock, token, ttl)`.
+    Extend { token: String, ttl_ms: u64 },
     /// Virtual time moves to this instant.
     AdvanceTo(u64),
 }
@@ -107,7 +110,7 @@ pub enum Op {
 /// What a function returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
-    /// `acquire`, `release`, `fenced_write`.
+    /// `acquire`, `release`, `extend`, `fenced_write`.
     Bool(bool),
     /// `acquire_fenced`.
     Token(Option<u64>),
@@ -182,6 +185,7 @@ pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
         Op::AcquireFenced { token, ttl_ms } => fencing::acquire_fenced(state, token, *ttl_ms, got),
         Op::Write { token, value } => storage::fenced_write(state, *token, *value),
         Op::Read { token } => storage::fenced_read(state, *token),
+        Op::Extend { token, ttl_ms } => extend::extend(state, token, *ttl_ms),
         Op::AdvanceTo(t) => {
             let mut next = state.clone();
             next.advance_to(*t);

@@ -5,7 +5,9 @@
 //! exactly that to prove that a finished exercises crate passes every check.
 
 pub(crate) mod acquire;
+pub(crate) mod extend;
 pub(crate) mod fencing;
+pub(crate) mod keeper;
 pub(crate) mod release;
 pub(crate) mod storage;
 pub(crate) mod token;
@@ -14,7 +16,9 @@ use crate::lock::Lock;
 
 /// The course's reference lock: `SET NX PX`, check-and-delete in Lua, the
 /// fence counter in the same script as the `SET`, and a storage that checks
-/// tokens in a script.
+/// tokens in a script;
+/// renewal compares the token and sets the new TTL in one script, and the
+/// keeper renews at every third of the TTL.
 pub const LOCK: Lock = Lock {
     name: "reference",
     new_token: token::new_token,
@@ -23,4 +27,6 @@ pub const LOCK: Lock = Lock {
     acquire_fenced: fencing::acquire_fenced,
     fenced_write: storage::fenced_write,
     fenced_read: storage::fenced_read,
+    extend: extend::extend,
+    keep_alive: keeper::keep_alive,
 };

@@ -111,6 +111,7 @@ impl Runner<'_> {
         c.believes = true;
         c.fence = fence;
         c.step = Step::Read;
+        c.granted_at = self.t;
         let text = match fence {
             Some(f) => format!("acquired, token {f}"),
             None => "acquired".into(),

@@ -1,6 +1,10 @@
 //! A client of a scenario: its plan, its connection, where it is in its
 //! job, and what it did this second, for the timeline.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
 use crate::scenario::Plan;
 use crate::timeline::{Action, ActionKind, State};
 use crate::wire::Wire;
@@ -42,6 +46,12 @@ pub(super) struct Client {
     pub(super) read: i64,
     /// What it did this second.
     pub(super) actions: Vec<Action>,
+    /// The lease keeper's books: the second of the grant, the last renewal
+    /// (since the grant), the flag it sets, and whether the job stopped.
+    pub(super) granted_at: u64,
+    pub(super) renewed_at: Duration,
+    pub(super) lost: Arc<AtomicBool>,
+    pub(super) stopped: bool,
 }
 
 impl Client {

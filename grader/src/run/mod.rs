@@ -19,10 +19,13 @@
 
 mod acquire;
 mod client;
+mod keeper;
 mod record;
 mod release;
 mod storage;
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::error::GradeError;
@@ -99,6 +102,10 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
             fence: None,
             read: 0,
             actions: Vec::new(),
+            granted_at: 0,
+            renewed_at: Duration::ZERO,
+            lost: Arc::new(AtomicBool::new(false)),
+            stopped: false,
         });
     }
     let mut runner = Runner {
@@ -234,6 +241,8 @@ impl Runner<'_> {
         if c.plan.pause.is_some_and(|(_, until)| until == t) {
             c.act(ActionKind::Resumed, "woke up");
         }
+        self.keep(i)?;
+        let c = &mut self.clients[i];
         match c.step {
             Step::Acquire => {
                 self.ensure_token(i)?;

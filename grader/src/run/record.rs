@@ -136,12 +136,19 @@ impl Runner<'_> {
         for name in &crashed {
             reasons.push(format!("{name} crashed before writing"));
         }
+        for c in self.clients.iter().filter(|c| c.stopped) {
+            let name = c.name();
+            reasons.push(format!(
+                "{name}'s keeper found its lease lost, and {name} stopped before writing"
+            ));
+        }
         for name in &rejected {
             reasons.push(format!(
                 "the storage refused {name}'s stale request, and {name} knows its job failed"
             ));
         }
-        let explained = (crashed.len() + rejected.len()) as i64;
+        let stopped = self.clients.iter().filter(|c| c.stopped).count();
+        let explained = (crashed.len() + rejected.len() + stopped) as i64;
         let lost = jobs as i64 - explained - counter;
         if lost > 0 {
             reasons.push(format!(

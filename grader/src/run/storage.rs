@@ -12,7 +12,7 @@ use crate::timeline::ActionKind;
 use crate::world::{Row, enter};
 
 impl Runner<'_> {
-    fn holds(&self, i: usize) -> Result<bool, GradeError> {
+    pub(super) fn holds(&self, i: usize) -> Result<bool, GradeError> {
         Ok(self.holder()? == Some(i))
     }
 

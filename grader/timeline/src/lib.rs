@@ -195,6 +195,10 @@ pub enum ActionKind {
     Resumed,
     /// Crashed.
     Crashed,
+    /// Its lease keeper renewed the lock.
+    Renewed,
+    /// Its lease keeper found a renewal failed, and the job stopped.
+    LeaseLost,
     /// The lock's code failed (an error, a panic, a time-out).
     Failed,
 }

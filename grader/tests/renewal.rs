@@ -1,0 +1,92 @@
+//! Exercises 6 and 7 against their catalogue: every wrong renewal and
+//! keeper fails the check it is meant to fail, naming its rule, with a
+//! report that is snapshot-tested; every wrong renewal is caught by the
+//! explorer too; every correct variant passes.
+
+use grader::catalogue::renewal::{VARIANTS, WRONG};
+use grader::checks::{self, CHECKS};
+use grader::report::Verdict;
+
+#[test]
+fn every_wrong_renewal_and_keeper_fails_its_check_with_its_rule() {
+    for wrong in WRONG {
+        let check =
+            checks::named(wrong.fails).unwrap_or_else(|| panic!("no check {}", wrong.fails));
+        let verdict = check
+            .run(&wrong.lock)
+            .unwrap_or_else(|e| panic!("{}: {e}", wrong.lock.name));
+        let Verdict::Fail(report) = verdict else {
+            panic!(
+                "{:?} should fail {}, but got {verdict:?}",
+                wrong.lock.name, wrong.fails
+            );
+        };
+        assert_eq!(
+            report.property(),
+            Some(wrong.breaks),
+            "{:?} on {}:\n{report}",
+            wrong.lock.name,
+            wrong.fails
+        );
+        let name = wrong.lock.name.replace(' ', "-");
+        insta::with_settings!({ snapshot_suffix => name, prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!("report", report.to_string());
+        });
+    }
+}
+
+#[test]
+fn every_wrong_renewal_is_caught_by_the_explorer_too() {
+    let explored = checks::named("extend::explored").expect("a check");
+    for wrong in WRONG.iter().filter(|w| w.fails.starts_with("extend::")) {
+        let verdict = explored
+            .run(&wrong.lock)
+            .unwrap_or_else(|e| panic!("{}: {e}", wrong.lock.name));
+        assert!(
+            matches!(verdict, Verdict::Fail(_)),
+            "{:?} passed extend::explored",
+            wrong.lock.name
+        );
+    }
+}
+
+/// The correct variants differ from the reference in `extend` or
+/// `keep_alive` only, which no other exercise's check calls.
+#[test]
+fn every_correct_renewal_and_keeper_passes() {
+    for lock in VARIANTS {
+        for check in CHECKS
+            .iter()
+            .filter(|c| c.name.starts_with("extend::") || c.name.starts_with("keeper::"))
+        {
+            let verdict = check
+                .run(lock)
+                .unwrap_or_else(|e| panic!("{}: {e}", check.name));
+            if let Verdict::Fail(report) = &verdict {
+                panic!("the correct variant {:?} failed:\n{report}", lock.name);
+            }
+            assert_eq!(verdict, Verdict::Pass, "{:?} on {}", lock.name, check.name);
+        }
+    }
+}
+
+/// The book's scenario, as a check, fails the keeper the book shows failing.
+#[test]
+fn the_renewal_pause_check_fails_a_keeper_that_never_tells_the_job() {
+    let never_tells = WRONG
+        .iter()
+        .find(|w| w.lock.name == "keeper that never tells the job")
+        .expect("in the catalogue");
+    let verdict = checks::named("keeper::renewal_pause")
+        .expect("a check")
+        .run(&never_tells.lock)
+        .expect("runs");
+    let Verdict::Fail(report) = verdict else {
+        panic!("the keeper that never tells the job passed keeper::renewal_pause");
+    };
+    assert_eq!(
+        report.property(),
+        Some(grader::verdict::Property::KeeperStopsJob),
+        "{report}"
+    );
+}
