@@ -7,7 +7,7 @@
 //! learner's whole lock.
 //!
 //! Checks come in three shapes: a direct call on a prepared world ("B holds
-//! the lock; your acquire for A must say no", [`bench`]), a
+//! the lock; your acquire for A must say no", [`bench`](mod@bench)), a
 //! [`Probe`](crate::probe::Probe) that steps in at every command boundary,
 //! and a scenario played with the lock and compared, rule by rule and then
 //! second by second, with the reference lock's run ([`scenarios`]). Whatever
