@@ -5,6 +5,7 @@
 //! 3. `release.rs`: delete the lock only if it is still yours, in one Lua script.
 //! 4. `fencing.rs`: take the lock and a fencing token in one step.
 //! 5. `storage.rs`: a storage that refuses requests with an old fencing token.
+//! 8. `redlock.rs`: one lock on a majority of five independent nodes.
 //!
 //! Fill in the `todo!()`s, in order. After each one, run its checks, e.g.
 //! `cargo test -p exercises acquire::`; `cargo test -p exercises` runs them
@@ -17,6 +18,7 @@
 
 pub mod acquire;
 pub mod fencing;
+pub mod redlock;
 pub mod release;
 pub mod storage;
 pub mod token;

@@ -23,6 +23,8 @@ const YOURS: Lock = Lock {
     acquire_fenced: exercises::fencing::acquire_fenced,
     fenced_write: exercises::storage::fenced_write,
     fenced_read: exercises::storage::fenced_read,
+    redlock_acquire: exercises::redlock::redlock_acquire,
+    redlock_release: exercises::redlock::redlock_release,
 };
 
 /// The checks, in the order they are reported: `checks!(exercise { check, … } …)`.
@@ -86,5 +88,19 @@ checks! {
         long_pause,
         long_pause_fenced,
         crashed_holder,
+    }
+    redlock {
+        takes_a_majority,
+        counts_the_time_spent,
+        carries_on_without_two_nodes,
+        refuses_without_a_majority,
+        gives_up_when_the_ttl_is_spent,
+        release_frees_every_node,
+        release_spares_another_holder,
+        release_compares_and_deletes_in_one_step,
+        clock_jump,
+        restart_without_persistence,
+        delayed_restart,
+        pause_longer_than_validity,
     }
 }

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use redis::RedisResult;
 
+use crate::nodes::NodeWire;
 use crate::wire::Wire;
 
 /// `new_token()`: a fresh, unguessable value for one acquisition.
@@ -30,6 +31,13 @@ pub type AcquireFencedFn = fn(&mut Wire, &str, &str, &str, Duration) -> RedisRes
 pub type FencedWriteFn = fn(&mut Wire, &str, u64, i64) -> RedisResult<bool>;
 /// `fenced_read(con, row, fencing_token)`: the storage's fenced read; `None` when refused.
 pub type FencedReadFn = fn(&mut Wire, &str, u64) -> RedisResult<Option<i64>>;
+
+/// `redlock_acquire(nodes, clock, key, token, ttl)`: the lock on a majority of the nodes; the
+/// validity left, or `None` (and released everywhere).
+pub type RedlockAcquireFn =
+    fn(&mut [NodeWire], &dyn Fn() -> Duration, &str, &str, Duration) -> Option<Duration>;
+/// `redlock_release(nodes, key, token)`: check-and-delete on every node; how many deleted.
+pub type RedlockReleaseFn = fn(&mut [NodeWire], &str, &str) -> usize;
 
 /// One implementation of the course's lock, function by function.
 ///
@@ -52,6 +60,10 @@ pub struct Lock {
     pub fenced_write: FencedWriteFn,
     /// See `exercises/src/storage.rs`.
     pub fenced_read: FencedReadFn,
+    /// See `exercises/src/redlock.rs`.
+    pub redlock_acquire: RedlockAcquireFn,
+    /// See `exercises/src/redlock.rs`.
+    pub redlock_release: RedlockReleaseFn,
 }
 
 impl std::fmt::Debug for Lock {

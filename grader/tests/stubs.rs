@@ -13,6 +13,8 @@ const STUBS: Lock = Lock {
     acquire_fenced: exercises::fencing::acquire_fenced,
     fenced_write: exercises::storage::fenced_write,
     fenced_read: exercises::storage::fenced_read,
+    redlock_acquire: exercises::redlock::redlock_acquire,
+    redlock_release: exercises::redlock::redlock_release,
 };
 
 #[test]
@@ -30,6 +32,14 @@ fn every_check_reports_the_stubs_as_not_started() {
             "acquire" => "acquire",
             "release" => "release",
             "fencing" => "acquire_fenced",
+            // Every Redlock check, the stories too, calls the acquire first.
+            "redlock" => {
+                if *function == "redlock_release" {
+                    "redlock_release"
+                } else {
+                    "redlock_acquire"
+                }
+            }
             "storage" => {
                 if *function == "fenced_read" {
                     "fenced_read"

@@ -8,8 +8,10 @@
 //! written differently from the reference, which must pass every check.
 //! [`misbehaving`] holds code that does not even return properly (panics,
 //! loops), which must be reported per check without stopping the rest.
+//! [`redlock`] holds the Redlocks with one mistake each that [`wrong`] lists.
 
 pub mod misbehaving;
+pub mod redlock;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;

@@ -6,6 +6,7 @@
 
 pub(crate) mod acquire;
 pub(crate) mod fencing;
+pub(crate) mod redlock;
 pub(crate) mod release;
 pub(crate) mod storage;
 pub(crate) mod token;
@@ -23,4 +24,6 @@ pub const LOCK: Lock = Lock {
     acquire_fenced: fencing::acquire_fenced,
     fenced_write: storage::fenced_write,
     fenced_read: storage::fenced_read,
+    redlock_acquire: redlock::redlock_acquire,
+    redlock_release: redlock::redlock_release,
 };
