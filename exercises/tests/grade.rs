@@ -98,6 +98,7 @@ checks! {
         release_frees_every_node,
         release_spares_another_holder,
         release_compares_and_deletes_in_one_step,
+        explored,
         clock_jump,
         restart_without_persistence,
         delayed_restart,

@@ -12,6 +12,7 @@
 //! rule by rule and then second by second, with the reference lock's run.
 
 mod redlock;
+mod redlock_explored;
 pub mod redlock_stories;
 
 use std::time::Duration;
@@ -300,6 +301,11 @@ pub const CHECKS: &[Check] = &[
         name: "redlock::release_compares_and_deletes_in_one_step",
         shows: "another client stepping in at every boundary of the release keeps its lock",
         run: redlock::release_compares_and_deletes_in_one_step,
+    },
+    Check {
+        name: "redlock::explored",
+        shows: "situations drawn from seeds, nodes paused, down, held or late: acquire does what its model says",
+        run: redlock_explored::explored,
     },
     Check {
         name: "redlock::clock_jump",

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult};
 
+use crate::model::redlock::drift;
+
 /// `SET key token NX PX ttl` on every node; how many granted it.
 fn grants<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str, ttl: Duration) -> usize {
     let mut granted = 0;
@@ -29,10 +31,6 @@ fn grants<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str, ttl: Durat
 
 fn release_all<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) {
     crate::reference::redlock::redlock_release(nodes, key, token);
-}
-
-fn drift(ttl: Duration) -> Duration {
-    ttl / 100 + Duration::from_millis(2)
 }
 
 /// Takes half the nodes, rounded down, for a majority: 2 of 5.

@@ -13,6 +13,7 @@ use std::time::Duration;
 use super::Ctx;
 use crate::error::GradeError;
 use crate::lock::Lock;
+use crate::model::redlock::drift;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::nodes::{NODES, NodeWire};
 use crate::report::{Report, Verdict, trace};
@@ -27,11 +28,6 @@ pub(crate) const TOKEN_B: &str = "token-of-B";
 pub(crate) const TTL: Duration = Duration::from_secs(10);
 /// The most a validity may be off by, for a learner's rounding of 1 % of the TTL.
 const SLACK_MS: u64 = 1;
-
-/// The drift allowance of the published algorithm: 1 % of the TTL plus 2 ms.
-pub fn drift(ttl: Duration) -> Duration {
-    ttl / 100 + Duration::from_millis(2)
-}
 
 /// What one call of `redlock_acquire` did.
 pub(crate) struct Acquired {

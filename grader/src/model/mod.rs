@@ -19,6 +19,7 @@ pub mod acquire;
 mod compare;
 mod divergence;
 pub mod fencing;
+pub mod redlock;
 pub mod release;
 pub mod storage;
 

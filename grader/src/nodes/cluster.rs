@@ -53,7 +53,6 @@ pub(super) enum Route {
 struct Seat {
     con: Option<Connection>,
     clock: Clock,
-    generation: u64,
     skew_ms: u64,
     delay_ms: u64,
     /// When a killed node comes back (scenario time), if it is to come back.
@@ -112,7 +111,6 @@ impl Cluster {
         Ok(Seat {
             con: Some(con),
             clock: Clock::new(self.book.clone(), std::slice::from_ref(&self.key)),
-            generation: node.generation(),
             skew_ms: 0,
             delay_ms: 0,
             restart_at: None,

@@ -141,8 +141,8 @@ impl Node {
         if self.health != Health::Down {
             return Ok(());
         }
-        let fresh = Node::start(Some(self.port))?;
-        self.server = fresh.server;
+        let mut fresh = Node::start(Some(self.port))?;
+        self.server = fresh.server.take();
         self.pid = fresh.pid;
         self.health = Health::Up;
         self.generation += 1;
