@@ -2,8 +2,8 @@
 //!
 //! Kleppmann's clock jump, a node restarted without persistence, antirez's delayed restart, and
 //! a client paused past its validity: each is a list of [`Act`]s, faults and calls, played on a
-//! fresh [`Cluster`]. After every act a line records the virtual time, what the call returned,
-//! and which token each node holds. A correct Redlock writes the same lines on every run; the
+//! fresh [`Cluster`]. After every act a line records the virtual time when it ended, what the
+//! call returned, and which token each node holds. A correct Redlock writes the same lines on every run; the
 //! learner's must write the same lines as the reference, whatever the story shows about Redlock
 //! itself (two clients holding a majority at once is the algorithm's doing, not the learner's).
 
@@ -117,7 +117,6 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
     let c = Cluster::open()?.shared();
     let mut lines = Vec::new();
     for act in story.acts {
-        let at = enter(&c).now_ms();
         let what = match *act {
             Acquire(a) => {
                 let (who, token) = client(a);
@@ -164,7 +163,9 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
                 format!("{} pass", seconds(ms))
             }
         };
-        lines.push(format!("t = {:>8}  {what:<44} nodes: {}", seconds(at), nodes(&c)?));
+        let shown = nodes(&c)?;
+        let at = enter(&c).now_ms();
+        lines.push(format!("t = {:>7}  {what:<44} nodes: {shown}", seconds(at)));
     }
     Ok(Played { lines, halt: None })
 }
@@ -185,10 +186,12 @@ fn nodes(c: &SharedCluster) -> Result<String, GradeError> {
     let mut cluster = enter(c);
     let mut shown = Vec::new();
     for i in 0..cluster.len() {
+        // The look first: it brings a node whose restart has come back up.
+        let holder = cluster.holder(i)?;
         let mark = match cluster.health(i) {
             Health::Paused => "‖".to_owned(),
             Health::Down => "✗".to_owned(),
-            Health::Up => match cluster.holder(i)?.as_deref() {
+            Health::Up => match holder.as_deref() {
                 Some(TOKEN_A) => "A".to_owned(),
                 Some(TOKEN_B) => "B".to_owned(),
                 Some(_) => "?".to_owned(),

@@ -103,11 +103,22 @@ impl Node {
         }
     }
 
-    /// Stops the process where it is (`SIGSTOP`).
+    /// Stops the process where it is (`SIGSTOP`), and returns once it has stopped.
     pub fn pause(&mut self) {
         if self.health == Health::Up {
             signal(self.pid, libc::SIGSTOP);
             self.health = Health::Paused;
+            // The signal is delivered asynchronously; where /proc tells, wait for the stop.
+            let stat = format!("/proc/{}/stat", self.pid);
+            let deadline = Instant::now() + EXIT_TIMEOUT;
+            while Instant::now() < deadline {
+                match std::fs::read_to_string(&stat) {
+                    Ok(text) if !text.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('T')) => {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    _ => break,
+                }
+            }
         }
     }
 
