@@ -277,7 +277,7 @@ pub(super) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeEr
     let at = enter(&c).now_ms();
     if held > 0 || released != NODES {
         let what = format!(
-            "A held all {NODES} nodes; after its redlock_release A's token is still on nodes \
+            "A held all {NODES} nodes; after its redlock_release A's token is still on nodes: \
              {on}, and the release said it freed {released}"
         );
         return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseFreesOwnLock, at, what)));
@@ -301,13 +301,13 @@ pub(super) fn release_spares_another_holder(ctx: &Ctx<'_>) -> Result<Verdict, Gr
     let at = enter(&c).now_ms();
     if b_held != 2 {
         let what = format!(
-            "B held nodes 3 and 4; after A's redlock_release B holds only nodes {b_on}"
+            "B held nodes 3 and 4; after A's redlock_release B's token is on nodes: {b_on}"
         );
         return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseSparesOthers, at, what)));
     }
     if a_held > 0 || released != 3 {
         let what = format!(
-            "A held nodes 0, 1 and 2; after its redlock_release A's token is still on nodes \
+            "A held nodes 0, 1 and 2; after its redlock_release A's token is still on nodes: \
              {a_on}, and the release said it freed {released}"
         );
         return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseFreesOwnLock, at, what)));
@@ -342,8 +342,8 @@ pub(super) fn release_compares_and_deletes_in_one_step(ctx: &Ctx<'_>) -> Result<
         if b_held != NODES {
             let at = enter(&c).now_ms();
             let what = format!(
-                "B took every node while A was releasing; afterwards B holds only nodes {b_on}: \
-                 A's release deleted B's lock"
+                "B took every node while A was releasing; afterwards B's token is on nodes: \
+                 {b_on}: A's release deleted B's lock"
             );
             return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseSparesOthers, at, what)));
         }

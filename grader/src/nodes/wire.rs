@@ -103,6 +103,11 @@ impl NodeWire {
             }
         };
         let shown = match &reply {
+            // The node's wall clock: real time, which differs on every run and is not the
+            // scenario's time.
+            Ok(_) if unpack(label).first().is_some_and(|a| a.eq_ignore_ascii_case(b"TIME")) => {
+                "(the node's wall clock, in real time)".to_owned()
+            }
             Ok(value) => show_value(value),
             Err(_) if sent.is_none() => match enter(&self.cluster).health(i) {
                 super::Health::Paused => format!(
