@@ -36,9 +36,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         starts.push(started.elapsed());
         drop(set);
     }
-    println!("| {NODES} nodes started (process source) | {RUNS} | {} | < 1 s |", ms(median(starts)));
+    println!(
+        "| {NODES} nodes started (process source) | {RUNS} | {} | < 1 s |",
+        ms(median(starts))
+    );
     for (name, caption) in [
-        ("restart_without_persistence", "story: a node restarted empty"),
+        (
+            "restart_without_persistence",
+            "story: a node restarted empty",
+        ),
         ("delayed_restart", "story: a delayed restart (10 s virtual)"),
     ] {
         let story = story(name).ok_or("no such story")?;

@@ -46,7 +46,9 @@ fn signatures(source: &str) -> Vec<String> {
 
 #[test]
 fn every_stub_mirrors_its_solution() {
-    for exercise in ["token", "acquire", "release", "fencing", "storage", "redlock"] {
+    for exercise in [
+        "token", "acquire", "release", "fencing", "storage", "redlock",
+    ] {
         let stub = read(&format!("exercises/src/{exercise}.rs"));
         let solution = read(&format!("grader/src/reference/{exercise}.rs"));
         assert_eq!(

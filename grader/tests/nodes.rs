@@ -73,7 +73,10 @@ fn a_killed_node_refuses_connections_and_restarts_empty() {
         std::thread::sleep(Duration::from_millis(5));
     }
     assert!(!alive(pid), "the killed redis-server is gone");
-    assert!(TcpStream::connect(("127.0.0.1", port)).is_err(), "nothing listens");
+    assert!(
+        TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "nothing listens"
+    );
     c.restart_after(2, 0).expect("restart");
     assert_eq!(c.health(2), Health::Up);
     assert_eq!(c.holder(2).expect("look"), None, "no persistence: empty");
@@ -118,7 +121,10 @@ fn a_late_reply_costs_virtual_time_only() {
     assert_eq!(pong, "PONG");
     assert_eq!(enter(&c).now_ms(), 400);
     let refused = redis::cmd("PING").query::<String>(&mut wires[4]);
-    assert!(refused.is_err_and(|e| e.is_timeout()), "a paused node times out");
+    assert!(
+        refused.is_err_and(|e| e.is_timeout()),
+        "a paused node times out"
+    );
     assert_eq!(enter(&c).now_ms(), 450, "after the client's 50 ms time-out");
     assert!(started.elapsed() < Duration::from_secs(1), "no real wait");
 }
@@ -134,7 +140,14 @@ fn child_holds_paused_nodes() {
     c.pause(0).expect("pause");
     let lease_pids: Vec<i32> = (0..NODES).map(|i| c.pid(i)).collect();
     println!();
-    println!("child: pids={}", lease_pids.iter().map(i32::to_string).collect::<Vec<_>>().join(","));
+    println!(
+        "child: pids={}",
+        lease_pids
+            .iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let _ = std::io::stdout().flush();
     let _ = std::io::stdin().read_to_end(&mut Vec::new());
 }
@@ -143,7 +156,12 @@ fn child_holds_paused_nodes() {
 fn a_killed_test_process_leaves_no_node_behind() {
     let exe = std::env::current_exe().expect("this test binary");
     let mut child = Command::new(exe)
-        .args(["--ignored", "--exact", "child_holds_paused_nodes", "--nocapture"])
+        .args([
+            "--ignored",
+            "--exact",
+            "child_holds_paused_nodes",
+            "--nocapture",
+        ])
         .env("NODES_TEST_CHILD", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -154,7 +172,10 @@ fn a_killed_test_process_leaves_no_node_behind() {
     for line in BufReader::new(stdout).lines() {
         let line = line.expect("a line");
         if let Some(list) = line.strip_prefix("child: pids=") {
-            pids = list.split(',').map(|p| p.parse::<i32>().expect("a pid")).collect();
+            pids = list
+                .split(',')
+                .map(|p| p.parse::<i32>().expect("a pid"))
+                .collect();
             break;
         }
     }
@@ -167,5 +188,8 @@ fn a_killed_test_process_leaves_no_node_behind() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let left: Vec<_> = pids.iter().filter(|&&p| alive(p)).collect();
-    assert!(left.is_empty(), "nodes left behind, the paused one too: {left:?}");
+    assert!(
+        left.is_empty(),
+        "nodes left behind, the paused one too: {left:?}"
+    );
 }

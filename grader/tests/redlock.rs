@@ -49,7 +49,10 @@ fn a_delayed_restart_prevents_the_second_grant() {
 #[test]
 fn a_pause_longer_than_the_validity_lets_another_client_in() {
     let run = lines("pause_longer_than_validity");
-    assert!(step(&run, 1).contains("A acquires: granted, valid for 9898 ms"), "{run:#?}");
+    assert!(
+        step(&run, 1).contains("A acquires: granted, valid for 9898 ms"),
+        "{run:#?}"
+    );
     assert!(step(&run, 3).contains("B acquires: granted"), "{run:#?}");
     assert!(step(&run, 3).ends_with("nodes: B B B B B"), "{run:#?}");
 }
@@ -62,4 +65,41 @@ fn every_story_matches_its_snapshot() {
             insta::assert_snapshot!("redlock_story", run.join("\n"));
         });
     }
+}
+
+/// The explorer catches every wrong acquire of the catalogue on its own, shrinks the situation,
+/// names the seed that replays it, and says the same on a second run.
+#[test]
+fn the_explorer_catches_each_wrong_acquire_and_replays_it() {
+    use grader::catalogue::wrong::ALL;
+    use grader::checks;
+    use grader::report::Verdict;
+    let explored = checks::named("redlock::explored").expect("the check");
+    let wrong_acquires = ALL
+        .iter()
+        .filter(|w| w.fails.starts_with("redlock::") && !w.lock.name.contains("released"));
+    let mut caught = 0;
+    for wrong in wrong_acquires {
+        let first = explored.run(&wrong.lock).expect("runs");
+        let Verdict::Fail(report) = &first else {
+            panic!(
+                "{}: the explorer should fail it, got {first:?}",
+                wrong.lock.name
+            );
+        };
+        let text = report.to_string();
+        if std::env::var_os("SHOW_REPORTS").is_some() {
+            println!("{text}");
+        }
+        assert!(text.contains("Replay: GRADER_SEED=0x"), "{text}");
+        assert!(text.contains("(seed 0x"), "{text}");
+        assert_eq!(
+            explored.run(&wrong.lock).expect("runs"),
+            first,
+            "{}: same verdict twice",
+            wrong.lock.name
+        );
+        caught += 1;
+    }
+    assert_eq!(caught, 5, "every wrong acquire of the catalogue was tried");
 }

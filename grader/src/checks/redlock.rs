@@ -160,14 +160,24 @@ fn judge_grant(
             "A's redlock_acquire returned None, though {expected_on} of the {NODES} nodes were \
              free and answering (A's token is on nodes: {on})"
         );
-        return Ok(broken(ctx, c, "redlock_acquire", Violation::at(Property::RedlockTakesMajority, at, what)));
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockTakesMajority, at, what),
+        ));
     };
     if held != expected_on {
         let what = format!(
             "A's redlock_acquire granted the lock, but A's token is on {held} nodes ({on}), \
              not on the {expected_on} that were free and answering"
         );
-        return Ok(broken(ctx, c, "redlock_acquire", Violation::at(Property::RedlockTakesMajority, at, what)));
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockTakesMajority, at, what),
+        ));
     }
     let expected = expected.unwrap_or_default();
     let (v, e) = (validity.as_millis() as u64, expected.as_millis() as u64);
@@ -178,13 +188,23 @@ fn judge_grant(
             TTL.as_millis(),
             drift(TTL).as_millis()
         );
-        return Ok(broken(ctx, c, "redlock_acquire", Violation::at(Property::RedlockValidity, at, what)));
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockValidity, at, what),
+        ));
     }
     Ok(Verdict::Pass)
 }
 
 /// Holds a refused acquire to the algorithm: `None`, and A's token on no node.
-fn judge_refusal(ctx: &Ctx<'_>, c: &SharedCluster, got: Acquired, why: &str) -> Result<Verdict, GradeError> {
+fn judge_refusal(
+    ctx: &Ctx<'_>,
+    c: &SharedCluster,
+    got: Acquired,
+    why: &str,
+) -> Result<Verdict, GradeError> {
     let value = match got.value {
         Ok(value) => value,
         Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, c)),
@@ -196,14 +216,24 @@ fn judge_refusal(ctx: &Ctx<'_>, c: &SharedCluster, got: Acquired, why: &str) -> 
             "A's redlock_acquire granted the lock, valid for {} ms, though {why}",
             validity.as_millis()
         );
-        return Ok(broken(ctx, c, "redlock_acquire", Violation::at(Property::RedlockNeedsMajority, at, what)));
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockNeedsMajority, at, what),
+        ));
     }
     if held > 0 {
         let what = format!(
             "A's redlock_acquire gave up ({why}) but left A's token on nodes {on}: \
              they stay locked for the rest of the TTL"
         );
-        return Ok(broken(ctx, c, "redlock_acquire", Violation::at(Property::RedlockReleasesOnFailure, at, what)));
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockReleasesOnFailure, at, what),
+        ));
     }
     Ok(Verdict::Pass)
 }
@@ -244,7 +274,12 @@ pub(super) fn refuses_without_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, Grade
         enter(&c).take(i, TOKEN_B, TTL.as_millis() as u64)?;
     }
     let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
-    judge_refusal(ctx, &c, got, "B held 3 of the 5 nodes, so A could get only 2")
+    judge_refusal(
+        ctx,
+        &c,
+        got,
+        "B held 3 of the 5 nodes, so A could get only 2",
+    )
 }
 
 /// A 1 s TTL and nodes that answer 300 ms late: the TTL is spent before the last node answers.
@@ -280,7 +315,12 @@ pub(super) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeEr
             "A held all {NODES} nodes; after its redlock_release A's token is still on nodes: \
              {on}, and the release said it freed {released}"
         );
-        return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseFreesOwnLock, at, what)));
+        return Ok(broken(
+            ctx,
+            &c,
+            "redlock_release",
+            Violation::at(Property::ReleaseFreesOwnLock, at, what),
+        ));
     }
     Ok(Verdict::Pass)
 }
@@ -303,21 +343,33 @@ pub(super) fn release_spares_another_holder(ctx: &Ctx<'_>) -> Result<Verdict, Gr
         let what = format!(
             "B held nodes 3 and 4; after A's redlock_release B's token is on nodes: {b_on}"
         );
-        return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseSparesOthers, at, what)));
+        return Ok(broken(
+            ctx,
+            &c,
+            "redlock_release",
+            Violation::at(Property::ReleaseSparesOthers, at, what),
+        ));
     }
     if a_held > 0 || released != 3 {
         let what = format!(
             "A held nodes 0, 1 and 2; after its redlock_release A's token is still on nodes: \
              {a_on}, and the release said it freed {released}"
         );
-        return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseFreesOwnLock, at, what)));
+        return Ok(broken(
+            ctx,
+            &c,
+            "redlock_release",
+            Violation::at(Property::ReleaseFreesOwnLock, at, what),
+        ));
     }
     Ok(Verdict::Pass)
 }
 
 /// At every command boundary of A's release in turn, A's lock expires everywhere and B takes
 /// every node: a release that reads, then deletes, deletes B's lock.
-pub(super) fn release_compares_and_deletes_in_one_step(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(super) fn release_compares_and_deletes_in_one_step(
+    ctx: &Ctx<'_>,
+) -> Result<Verdict, GradeError> {
     let mut boundary = 0;
     loop {
         let c = Cluster::open()?.shared();
@@ -345,7 +397,12 @@ pub(super) fn release_compares_and_deletes_in_one_step(ctx: &Ctx<'_>) -> Result<
                 "B took every node while A was releasing; afterwards B's token is on nodes: \
                  {b_on}: A's release deleted B's lock"
             );
-            return Ok(broken(ctx, &c, "redlock_release", Violation::at(Property::ReleaseSparesOthers, at, what)));
+            return Ok(broken(
+                ctx,
+                &c,
+                "redlock_release",
+                Violation::at(Property::ReleaseSparesOthers, at, what),
+            ));
         }
         if boundary >= sent {
             return Ok(Verdict::Pass);

@@ -102,7 +102,12 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
     };
     let model = expect(situation, TTL, got.spent_ms);
     let (n, spent) = (situation.nodes.len(), got.spent_ms);
-    let wrong = |property, what: String| Ok(Some(Found::Wrong(Violation::anytime(property, what), steps.clone())));
+    let wrong = |property, what: String| {
+        Ok(Some(Found::Wrong(
+            Violation::anytime(property, what),
+            steps.clone(),
+        )))
+    };
     match (value, model.validity) {
         (Some(v), None) if model.grants <= n / 2 => {
             return wrong(
@@ -163,7 +168,9 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
             ),
             Meets::Free if model.validity.is_some() && held != Some(TOKEN_A) => (
                 Property::RedlockTakesMajority,
-                format!("A's redlock_acquire granted the lock, but node {i}, free, does not hold A's token"),
+                format!(
+                    "A's redlock_acquire granted the lock, but node {i}, free, does not hold A's token"
+                ),
             ),
             _ => continue,
         };

@@ -122,7 +122,9 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
                 let (who, token) = client(a);
                 let got = acquire(&c, lock, token, TTL)?;
                 match got.value {
-                    Ok(Some(v)) => format!("{who} acquires: granted, valid for {} ms", v.as_millis()),
+                    Ok(Some(v)) => {
+                        format!("{who} acquires: granted, valid for {} ms", v.as_millis())
+                    }
                     Ok(None) => format!("{who} acquires: refused"),
                     Err(f) => return Ok(halted(lines, "redlock_acquire", f)),
                 }
@@ -206,7 +208,10 @@ fn nodes(c: &SharedCluster) -> Result<String, GradeError> {
 /// Plays the story `name` with the learner's Redlock and with the reference, line by line.
 pub(super) fn check(ctx: &Ctx<'_>, name: &str) -> Result<Verdict, GradeError> {
     let Some(story) = story(name) else {
-        unreachable!("check {} names the story {name}, which is not written", ctx.check)
+        unreachable!(
+            "check {} names the story {name}, which is not written",
+            ctx.check
+        )
     };
     let mine = play(story, ctx.lock)?;
     if let Some((function, failure)) = mine.halt {
@@ -240,6 +245,9 @@ pub(super) fn check(ctx: &Ctx<'_>, name: &str) -> Result<Verdict, GradeError> {
     ];
     let v = Violation::anytime(Property::RedlockSameAsReference, what);
     Ok(Verdict::Fail(Box::new(Report::broken(
-        ctx.check, ctx.lock.name, v, evidence,
+        ctx.check,
+        ctx.lock.name,
+        v,
+        evidence,
     ))))
 }

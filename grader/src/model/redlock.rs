@@ -53,7 +53,14 @@ impl Situation {
         let mut rng = Rng::new(seed);
         let mut s = Situation::calm(n);
         for i in 0..n {
-            s.nodes[i] = rng.pick(&[Meets::Free, Meets::Free, Meets::Free, Meets::HeldByB, Meets::Paused, Meets::Down]);
+            s.nodes[i] = rng.pick(&[
+                Meets::Free,
+                Meets::Free,
+                Meets::Free,
+                Meets::HeldByB,
+                Meets::Paused,
+                Meets::Down,
+            ]);
             s.delays[i] = rng.pick(&DELAYS);
         }
         s

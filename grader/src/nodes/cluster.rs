@@ -213,9 +213,7 @@ impl Cluster {
     /// Brings node `i` to its own now: restarts it if its time has come, and runs the expiry of
     /// its keys up to its clock. A paused or down node is left as it is.
     fn catch_up(&mut self, i: usize) -> Result<(), GradeError> {
-        let due = self.seats[i]
-            .restart_at
-            .is_some_and(|at| at <= self.now_ms);
+        let due = self.seats[i].restart_at.is_some_and(|at| at <= self.now_ms);
         if due && self.health(i) == Health::Down {
             self.lease.nodes().node(i).restart()?;
             let mut fresh = self.seat(i)?;

@@ -113,7 +113,12 @@ impl Node {
             let deadline = Instant::now() + EXIT_TIMEOUT;
             while Instant::now() < deadline {
                 match std::fs::read_to_string(&stat) {
-                    Ok(text) if !text.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('T')) => {
+                    Ok(text)
+                        if !text
+                            .rsplit(')')
+                            .next()
+                            .is_some_and(|r| r.trim_start().starts_with('T')) =>
+                    {
                         std::thread::sleep(Duration::from_millis(1));
                     }
                     _ => break,

@@ -85,10 +85,7 @@ impl NodeWire {
                 .join(" ")
         };
         let (reply, sent) = match route {
-            Route::Paused => (
-                Err(timed_out(i)),
-                None::<Instant>,
-            ),
+            Route::Paused => (Err(timed_out(i)), None::<Instant>),
             Route::Down => {
                 self.con = None;
                 (Err(unreachable_node(&format!("node {i} is down"))), None)
@@ -105,7 +102,11 @@ impl NodeWire {
         let shown = match &reply {
             // The node's wall clock: real time, which differs on every run and is not the
             // scenario's time.
-            Ok(_) if unpack(label).first().is_some_and(|a| a.eq_ignore_ascii_case(b"TIME")) => {
+            Ok(_)
+                if unpack(label)
+                    .first()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(b"TIME")) =>
+            {
                 "(the node's wall clock, in real time)".to_owned()
             }
             Ok(value) => show_value(value),
