@@ -1,29 +1,37 @@
-//! `redlock::explored`: the learner's `redlock_acquire` in situations drawn from seeds.
+//! `redlock::explored`: the learner's `redlock_acquire`, then `redlock_release`, in situations
+//! drawn from seeds.
 //!
 //! Each seed draws a [`Situation`] (a node free, held by B, paused or down, each reply on time or
 //! late) and plays it on the real nodes; the [`model`](crate::model::redlock) says what a correct
-//! Redlock returns there and what it leaves on the nodes. The first situation where the learner's
+//! Redlock returns there and what it leaves on the nodes; then A releases, B stepping in at one
+//! command boundary in some situations, and no node may keep A's token or lose B's. The first situation where the learner's
 //! code does otherwise is shrunk, node by node, to the simplest one that still goes wrong, and
 //! reported with the seed that replays it (`GRADER_SEED`), as the other explorer checks do.
 
 use super::Ctx;
-use super::redlock::{TOKEN_A, TOKEN_B, TTL, acquire};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::redlock::{TOKEN_A, TOKEN_B, TTL, acquire, release};
 use crate::error::GradeError;
 use crate::explore;
 use crate::model::redlock::{Meets, Situation, expect};
-use crate::nodes::NODES;
 use crate::nodes::cluster::{Cluster, enter};
+use crate::nodes::{Health, NODES};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::Failure;
 use crate::verdict::{Property, Violation};
 use crate::wire::Step;
+
+/// The calls a trace shows, as its heading names them.
+const CALLS: &str = "redlock_acquire` then `redlock_release";
 
 /// How long B's lock lasts: longer than any round and release A's code can take here.
 const B_TTL_MS: u64 = 60_000;
 
 /// What went wrong in one situation.
 enum Found {
-    Failed(Failure, Vec<Step>),
+    Failed(&'static str, Failure, Vec<Step>),
     Wrong(Violation, Vec<Step>),
 }
 
@@ -45,11 +53,8 @@ pub(super) fn explored(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
         let Some(found) = play(ctx, &situation)? else {
             continue;
         };
-        if let Found::Failed(Failure::NotStarted { message }, _) = found {
-            return Ok(Verdict::NotStarted {
-                function: "redlock_acquire",
-                message,
-            });
+        if let Found::Failed(function, Failure::NotStarted { message }, _) = found {
+            return Ok(Verdict::NotStarted { function, message });
         }
         let (situation, found) = shrink(ctx, situation, found)?;
         return Ok(report(ctx, seed, &situation, found));
@@ -98,7 +103,7 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
     let steps = enter(&c).steps().to_vec();
     let value = match got.value {
         Ok(value) => value,
-        Err(failure) => return Ok(Some(Found::Failed(failure, steps))),
+        Err(failure) => return Ok(Some(Found::Failed("redlock_acquire", failure, steps))),
     };
     let model = expect(situation, TTL, got.spent_ms);
     let (n, spent) = (situation.nodes.len(), got.spent_ms);
@@ -176,6 +181,61 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
         };
         return wrong(property, what);
     }
+    release_phase(ctx, &c, situation)
+}
+
+/// A releases (B stepping in where the situation says); afterwards no running node holds A's
+/// token, and B keeps every node it held.
+fn release_phase(
+    ctx: &Ctx<'_>,
+    c: &crate::nodes::SharedCluster,
+    situation: &Situation,
+) -> Result<Option<Found>, GradeError> {
+    let stolen = Arc::new(AtomicBool::new(false));
+    if let Some(k) = situation.steal_at {
+        let base = enter(c).commands();
+        let flag = Arc::clone(&stolen);
+        enter(c).intervene(
+            base + k,
+            Box::new(move |cluster: &mut Cluster| {
+                cluster.advance(TTL.as_millis() as u64);
+                for i in 0..cluster.len() {
+                    cluster.take(i, TOKEN_B, B_TTL_MS)?;
+                }
+                flag.store(true, Ordering::SeqCst);
+                Ok("A's lock expires everywhere, and B takes every running node".to_owned())
+            }),
+        );
+    }
+    let value = release(c, ctx.lock, TOKEN_A)?;
+    let steps = enter(c).steps().to_vec();
+    if let Err(failure) = value {
+        return Ok(Some(Found::Failed("redlock_release", failure, steps)));
+    }
+    let stolen = stolen.load(Ordering::SeqCst);
+    let holders = enter(c).holders()?;
+    for (i, meets) in situation.nodes.iter().enumerate() {
+        if enter(c).health(i) != Health::Up {
+            continue;
+        }
+        let held = holders[i].as_deref();
+        let b_held = stolen || *meets == Meets::HeldByB;
+        let (property, what) = if b_held && held != Some(TOKEN_B) {
+            (
+                Property::ReleaseSparesOthers,
+                format!("B held node {i}; after A's redlock_release it does not"),
+            )
+        } else if held == Some(TOKEN_A) {
+            (
+                Property::ReleaseFreesOwnLock,
+                format!("after A's redlock_release, node {i} still holds A's token"),
+            )
+        } else {
+            continue;
+        };
+        let v = Violation::anytime(property, what);
+        return Ok(Some(Found::Wrong(v, steps)));
+    }
     Ok(None)
 }
 
@@ -186,18 +246,18 @@ fn report(ctx: &Ctx<'_>, seed: u64, situation: &Situation, found: Found) -> Verd
     );
     let shown = format!("The situation (seed {seed:#018x}, shrunk):\n{situation}");
     match found {
-        Found::Failed(failure, steps) => Verdict::Fail(Box::new(Report::failed(
+        Found::Failed(function, failure, steps) => Verdict::Fail(Box::new(Report::failed(
             ctx.check,
             ctx.lock.name,
-            "redlock_acquire",
+            function,
             failure,
-            vec![shown, trace("A", "redlock_acquire", &steps), replay],
+            vec![shown, trace("A", CALLS, &steps), replay],
         ))),
         Found::Wrong(violation, steps) => Verdict::Fail(Box::new(Report::broken(
             ctx.check,
             ctx.lock.name,
             violation,
-            vec![shown, trace("A", "redlock_acquire", &steps), replay],
+            vec![shown, trace("A", CALLS, &steps), replay],
         ))),
     }
 }

@@ -34,6 +34,9 @@ pub struct Situation {
     pub nodes: Vec<Meets>,
     /// How late each node's replies arrive, in virtual ms (for running nodes).
     pub delays: Vec<u64>,
+    /// Just before this command of A's release (0-based), A's lock expires everywhere and B
+    /// takes every running node; `None`: nobody steps in.
+    pub steal_at: Option<usize>,
 }
 
 /// The delays a situation draws from: mostly prompt, sometimes late enough to spend the TTL.
@@ -45,6 +48,7 @@ impl Situation {
         Situation {
             nodes: vec![Meets::Free; n],
             delays: vec![0; n],
+            steal_at: None,
         }
     }
 
@@ -62,6 +66,10 @@ impl Situation {
                 Meets::Down,
             ]);
             s.delays[i] = rng.pick(&DELAYS);
+        }
+        // Up to two commands per node: a release that reads, then deletes, has a gap to find.
+        if rng.chance(1, 2) {
+            s.steal_at = Some(rng.below(2 * n as u64) as usize);
         }
         s
     }
@@ -83,6 +91,12 @@ impl Situation {
     /// free, or made prompt.
     pub fn simpler(&self) -> Vec<Situation> {
         let mut out = Vec::new();
+        if self.steal_at.is_some() {
+            out.push(Situation {
+                steal_at: None,
+                ..self.clone()
+            });
+        }
         for i in 0..self.nodes.len() {
             if self.nodes[i] != Meets::Free {
                 let mut s = self.clone();
@@ -113,6 +127,14 @@ impl fmt::Display for Situation {
                 write!(f, ", replies {delay} ms late")?;
             }
             writeln!(f)?;
+        }
+        if let Some(k) = self.steal_at {
+            writeln!(
+                f,
+                "  then A releases; before its command {}, A's lock expires everywhere and B takes \
+                 every running node",
+                k + 1
+            )?;
         }
         Ok(())
     }
