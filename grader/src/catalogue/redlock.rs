@@ -3,11 +3,12 @@
 //! Each is the reference Redlock with one step changed: a quorum off by one, the time spent
 //! forgotten, no release after a failure, no drift allowance, a node's clock read instead of the
 //! client's own, a plain `DEL` to release, a release that reads and then deletes. The rows that
-//! pair each with the check that must catch it are in [`super::wrong::ALL`].
+//! pair each with the check that must catch it are in [`super::wrong::ALL`]. At the end, a
+//! correct Redlock written differently, which must pass every check.
 
 use std::time::Duration;
 
-use redis::{ConnectionLike, RedisResult};
+use redis::{ConnectionLike, RedisResult, Value};
 
 use crate::model::redlock::drift;
 
@@ -148,6 +149,59 @@ pub fn release_get_then_del<C: ConnectionLike>(nodes: &mut [C], key: &str, token
         if held.ok().flatten().as_deref() == Some(token)
             && redis::cmd("DEL").arg(key).query::<i64>(node) == Ok(1)
         {
+            deleted += 1;
+        }
+    }
+    deleted
+}
+
+// ---- Correct Redlocks written differently, listed in `super::variants::ALL`.
+
+/// The published algorithm in whole milliseconds, asking the nodes in reverse order.
+pub fn in_milliseconds<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let ttl_ms = ttl.as_millis() as u64;
+    let started_ms = clock().as_millis() as u64;
+    let mut granted = 0;
+    for node in nodes.iter_mut().rev() {
+        let reply: RedisResult<Value> = redis::cmd("SET")
+            .arg(key)
+            .arg(token)
+            .arg("PX")
+            .arg(ttl_ms)
+            .arg("NX")
+            .query(node);
+        if reply == Ok(Value::Okay) {
+            granted += 1;
+        }
+    }
+    let spent_ms = clock().as_millis() as u64 - started_ms;
+    let left_ms = ttl_ms as i64 - spent_ms as i64 - (ttl_ms / 100 + 2) as i64;
+    if 2 * granted > nodes.len() && left_ms > 0 {
+        return Some(Duration::from_millis(left_ms as u64));
+    }
+    eval_release(nodes, key, token);
+    None
+}
+
+/// Check-and-delete sent as a plain `EVAL`, the nodes in reverse order.
+pub fn eval_release<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) -> usize {
+    const SOURCE: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then \
+                          return redis.call('del', KEYS[1]) end return 0";
+    let mut deleted = 0;
+    for node in nodes.iter_mut().rev() {
+        let reply: RedisResult<i64> = redis::cmd("EVAL")
+            .arg(SOURCE)
+            .arg(1)
+            .arg(key)
+            .arg(token)
+            .query(node);
+        if reply == Ok(1) {
             deleted += 1;
         }
     }
