@@ -8,6 +8,7 @@
 //! 6. `extend.rs`: renew the lock only while it is still yours, in one Lua script.
 //! 7. `keeper.rs`: a lease keeper that renews at every third of the TTL and
 //!    stops the job when a renewal fails.
+//! 8. `redlock.rs`: one lock on a majority of five independent nodes.
 //!
 //! Fill in the `todo!()`s, in order. After each one, run its checks, e.g.
 //! `cargo test -p exercises acquire::`; `cargo test -p exercises` runs them
@@ -22,6 +23,7 @@ pub mod acquire;
 pub mod extend;
 pub mod fencing;
 pub mod keeper;
+pub mod redlock;
 pub mod release;
 pub mod storage;
 pub mod token;

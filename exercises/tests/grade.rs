@@ -25,6 +25,8 @@ const YOURS: Lock = Lock {
     fenced_read: exercises::storage::fenced_read,
     extend: exercises::extend::extend,
     keep_alive: exercises::keeper::keep_alive,
+    redlock_acquire: exercises::redlock::redlock_acquire,
+    redlock_release: exercises::redlock::redlock_release,
 };
 
 /// The checks, in the order they are reported: `checks!(exercise { check, … } …)`.
@@ -89,6 +91,21 @@ checks! {
         renews_in_time,
         stops_the_job_when_a_renewal_fails,
         renewal_pause,
+    }
+    redlock {
+        takes_a_majority,
+        counts_the_time_spent,
+        carries_on_without_two_nodes,
+        refuses_without_a_majority,
+        gives_up_when_the_ttl_is_spent,
+        release_frees_every_node,
+        release_spares_another_holder,
+        release_compares_and_deletes_in_one_step,
+        explored,
+        clock_jump,
+        restart_without_persistence,
+        delayed_restart,
+        pause_longer_than_validity,
     }
     scenarios {
         normal_run,

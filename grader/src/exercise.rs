@@ -75,6 +75,13 @@ pub const EXERCISES: &[Exercise] = &[
         chapter_file: "renewal.md",
         chapter_title: "Renewal and the watchdog",
     },
+    Exercise {
+        number: 8,
+        name: "redlock",
+        functions: &["redlock_acquire", "redlock_release"],
+        chapter_file: "redlock.md",
+        chapter_title: "One node, replicas, Redlock, and the debate",
+    },
 ];
 
 impl Exercise {

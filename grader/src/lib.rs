@@ -17,6 +17,8 @@
 //!   the lock's code so that a panic or an endless loop fails one check only;
 //!   [`confine`] decides which commands and keys the wire lets through, and
 //!   [`acl`] makes Redis itself hold scripts to the same keys;
+//! - [`nodes`] starts five Redis nodes for Redlock and hurts them on purpose (pause, kill,
+//!   restart, a clock jump, a late reply), each on a virtual clock of its own;
 //! - [`stall`] tells a stalled machine apart from a broken lock;
 //! - [`scenario`] describes the course's stories, [`run`] plays them and
 //!   records a [`timeline`], [`verdict`] names the rules a safe lock keeps,
@@ -48,6 +50,7 @@ pub mod harness;
 pub mod judge;
 pub mod lock;
 pub mod model;
+pub mod nodes;
 pub mod prefix;
 pub mod probe;
 pub mod reference;

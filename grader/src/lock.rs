@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use redis::RedisResult;
 
+use crate::nodes::NodeWire;
 use crate::wire::Wire;
 
 /// `new_token()`: a fresh, unguessable value for one acquisition.
@@ -37,6 +38,12 @@ pub type ExtendFn = fn(&mut Wire, &str, &str, Duration) -> RedisResult<bool>;
 /// `keep_alive(con, key, token, ttl, now, renewed_at, lost)`: one tick of a lease keeper.
 pub type KeepAliveFn =
     fn(&mut Wire, &str, &str, Duration, Duration, &mut Duration, &AtomicBool) -> RedisResult<()>;
+/// `redlock_acquire(nodes, clock, key, token, ttl)`: the lock on a majority of the nodes; the
+/// validity left, or `None` (and released everywhere).
+pub type RedlockAcquireFn =
+    fn(&mut [NodeWire], &dyn Fn() -> Duration, &str, &str, Duration) -> Option<Duration>;
+/// `redlock_release(nodes, key, token)`: check-and-delete on every node; how many deleted.
+pub type RedlockReleaseFn = fn(&mut [NodeWire], &str, &str) -> usize;
 
 /// One implementation of the course's lock, function by function.
 ///
@@ -63,6 +70,10 @@ pub struct Lock {
     pub extend: ExtendFn,
     /// See `exercises/src/keeper.rs`.
     pub keep_alive: KeepAliveFn,
+    /// See `exercises/src/redlock.rs`.
+    pub redlock_acquire: RedlockAcquireFn,
+    /// See `exercises/src/redlock.rs`.
+    pub redlock_release: RedlockReleaseFn,
 }
 
 impl std::fmt::Debug for Lock {

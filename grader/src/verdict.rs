@@ -66,6 +66,16 @@ pub enum Property {
     /// The lock sends only the commands the exercises need, on the keys it
     /// was handed (see [`crate::confine`]).
     KeepsToItsKeys,
+    /// Redlock takes the lock when a majority of the nodes is free and answering.
+    RedlockTakesMajority,
+    /// Redlock grants the lock only with a majority of the nodes.
+    RedlockNeedsMajority,
+    /// Redlock's validity is the TTL minus the time spent minus the drift allowance.
+    RedlockValidity,
+    /// A Redlock acquire that fails releases the lock on every node.
+    RedlockReleasesOnFailure,
+    /// A Redlock story unfolds as it does with a correct Redlock.
+    RedlockSameAsReference,
 }
 
 impl Property {
@@ -130,6 +140,22 @@ impl Property {
             Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
             Property::KeepsToItsKeys => {
                 "a lock sends only the commands the exercises need, on the keys it is handed"
+            }
+            Property::RedlockTakesMajority => {
+                "Redlock must take the lock when a majority of the nodes is free and answering"
+            }
+            Property::RedlockNeedsMajority => {
+                "Redlock must grant the lock only with a majority of the nodes, in time"
+            }
+            Property::RedlockValidity => {
+                "Redlock's validity is the TTL minus the time spent asking minus the drift \
+                 allowance (1 % of the TTL plus 2 ms)"
+            }
+            Property::RedlockReleasesOnFailure => {
+                "a Redlock acquire that fails must release the lock on every node"
+            }
+            Property::RedlockSameAsReference => {
+                "a correct Redlock makes this story unfold as shown"
             }
         }
     }
@@ -232,6 +258,24 @@ impl Property {
                  (FLUSHALL, FLUSHDB, KEYS, CONFIG, CLIENT, SHUTDOWN, SCRIPT FLUSH) are refused: other \
                  people's data may share this Redis."
             }
+            Property::RedlockTakesMajority | Property::RedlockNeedsMajority => {
+                "Count the nodes that answered OK to `SET key token NX PX ttl`, and grant only when \
+                 more than half of all the nodes did (3 of 5), counting a node that failed or did not \
+                 answer as a refusal. An error from one node must not end the whole call."
+            }
+            Property::RedlockValidity => {
+                "Read `clock()` before the first SET and after the last one: validity = ttl − elapsed \
+                 − (ttl / 100 + 2 ms). The key's TTL started on the first node while you were still \
+                 asking the others, and clocks drift."
+            }
+            Property::RedlockReleasesOnFailure => {
+                "When you return None, first run the release on every node, the ones that seemed to \
+                 refuse too: a node may have set the key and only its reply was lost."
+            }
+            Property::RedlockSameAsReference => {
+                "Redlock itself is the same on every node: SET NX PX with the TTL, a majority, the \
+                 time spent and the drift subtracted, a release everywhere on failure."
+            }
         }
     }
 
@@ -265,6 +309,13 @@ impl Property {
             | Property::KeeperStopsForGood => "3.1, Renewal and the watchdog (book/src/renewal.md)",
             Property::TokensGrow | Property::FencesNeverExpire => {
                 "4, Fencing tokens (book/src/fencing.md)"
+            }
+            Property::RedlockTakesMajority
+            | Property::RedlockNeedsMajority
+            | Property::RedlockValidity
+            | Property::RedlockReleasesOnFailure
+            | Property::RedlockSameAsReference => {
+                "5, One node, replicas, Redlock, and the debate (book/src/redlock.md)"
             }
             Property::StaleRequestsRejected
             | Property::EqualTokensAccepted

@@ -15,6 +15,8 @@ const STUBS: Lock = Lock {
     fenced_read: exercises::storage::fenced_read,
     extend: exercises::extend::extend,
     keep_alive: exercises::keeper::keep_alive,
+    redlock_acquire: exercises::redlock::redlock_acquire,
+    redlock_release: exercises::redlock::redlock_release,
 };
 
 #[test]
@@ -32,6 +34,14 @@ fn every_check_reports_the_stubs_as_not_started() {
             "acquire" => "acquire",
             "release" => "release",
             "fencing" => "acquire_fenced",
+            // Every Redlock check, the stories too, calls the acquire first.
+            "redlock" => {
+                if *function == "redlock_release" {
+                    "redlock_release"
+                } else {
+                    "redlock_acquire"
+                }
+            }
             "storage" => {
                 if *function == "fenced_read" {
                     "fenced_read"

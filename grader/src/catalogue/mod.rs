@@ -12,11 +12,13 @@
 //! loops), which must be reported per check without stopping the rest.
 //! [`mutants`] holds the reference with one Lua script changed, which some
 //! check must fail unless the change makes no difference.
+//! [`redlock`] holds the Redlocks with one mistake each that [`wrong`] lists.
 
 mod keepers;
 pub mod misbehaving;
 pub mod mutants;
 pub mod renewal;
+pub mod redlock;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;

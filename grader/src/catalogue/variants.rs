@@ -15,6 +15,12 @@ use crate::reference::LOCK as REFERENCE;
 /// Every correct variant.
 pub const ALL: &[Lock] = &[
     Lock {
+        name: "Redlock in milliseconds, EVAL release",
+        redlock_acquire: super::redlock::in_milliseconds,
+        redlock_release: super::redlock::eval_release,
+        ..REFERENCE
+    },
+    Lock {
         name: "SetOptions, base64 tokens",
         new_token: base64_token,
         acquire: with_set_options,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult, Script};
 
-use super::unseen;
+use super::{redlock, unseen};
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
 use crate::verdict::Property;
@@ -377,6 +377,69 @@ pub const ALL: &[Wrong] = &[
         },
         fails: "acquire::explored",
         breaks: Property::AcquireLeavesHolderTtl,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock with a quorum of 2",
+            redlock_acquire: redlock::minority_quorum,
+            ..REFERENCE
+        },
+        fails: "redlock::refuses_without_a_majority",
+        breaks: Property::RedlockNeedsMajority,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock ignoring the time spent",
+            redlock_acquire: redlock::ignores_time_spent,
+            ..REFERENCE
+        },
+        fails: "redlock::counts_the_time_spent",
+        breaks: Property::RedlockValidity,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock keeping a failed lock",
+            redlock_acquire: redlock::no_release_on_failure,
+            ..REFERENCE
+        },
+        fails: "redlock::refuses_without_a_majority",
+        breaks: Property::RedlockReleasesOnFailure,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock without drift",
+            redlock_acquire: redlock::no_drift_allowance,
+            ..REFERENCE
+        },
+        fails: "redlock::takes_a_majority",
+        breaks: Property::RedlockValidity,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock timed by one node",
+            redlock_acquire: redlock::trusts_one_nodes_clock,
+            ..REFERENCE
+        },
+        fails: "redlock::counts_the_time_spent",
+        breaks: Property::RedlockValidity,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock released with DEL",
+            redlock_release: redlock::release_with_del,
+            ..REFERENCE
+        },
+        fails: "redlock::release_spares_another_holder",
+        breaks: Property::ReleaseSparesOthers,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock released with GET then DEL",
+            redlock_release: redlock::release_get_then_del,
+            ..REFERENCE
+        },
+        fails: "redlock::release_compares_and_deletes_in_one_step",
+        breaks: Property::ReleaseSparesOthers,
     },
 ];
 

@@ -21,6 +21,10 @@ pub mod bench;
 mod extend;
 mod fencing;
 mod keeper;
+mod redlock;
+mod redlock_explored;
+mod redlock_release;
+pub mod redlock_stories;
 mod release;
 pub mod scenarios;
 mod storage;
@@ -265,6 +269,71 @@ pub const CHECKS: &[Check] = &[
         name: "keeper::renewal_pause",
         shows: "the renewal-pause scenario with your keeper: A stops before writing",
         run: keeper::renewal_pause,
+    },
+    Check {
+        name: "redlock::takes_a_majority",
+        shows: "five free nodes: the lock on all five, valid for the TTL minus the drift",
+        run: redlock::takes_a_majority,
+    },
+    Check {
+        name: "redlock::counts_the_time_spent",
+        shows: "nodes that answer late: the time spent comes off the validity",
+        run: redlock::counts_the_time_spent,
+    },
+    Check {
+        name: "redlock::carries_on_without_two_nodes",
+        shows: "a node paused and a node down: three nodes are still a majority",
+        run: redlock::carries_on_without_two_nodes,
+    },
+    Check {
+        name: "redlock::refuses_without_a_majority",
+        shows: "two nodes of five: refused, and released on every node",
+        run: redlock::refuses_without_a_majority,
+    },
+    Check {
+        name: "redlock::gives_up_when_the_ttl_is_spent",
+        shows: "a TTL spent while asking: refused, and released on every node",
+        run: redlock::gives_up_when_the_ttl_is_spent,
+    },
+    Check {
+        name: "redlock::release_frees_every_node",
+        shows: "release deletes the caller's lock on every node",
+        run: redlock_release::release_frees_every_node,
+    },
+    Check {
+        name: "redlock::release_spares_another_holder",
+        shows: "release leaves the nodes another client took",
+        run: redlock_release::release_spares_another_holder,
+    },
+    Check {
+        name: "redlock::release_compares_and_deletes_in_one_step",
+        shows: "another client stepping in at every boundary of the release keeps its lock",
+        run: redlock_release::release_compares_and_deletes_in_one_step,
+    },
+    Check {
+        name: "redlock::explored",
+        shows: "situations drawn from seeds, nodes paused, down, held or late: acquire does what its model says",
+        run: redlock_explored::explored,
+    },
+    Check {
+        name: "redlock::clock_jump",
+        shows: "Kleppmann's clock jump: two clients each hold a majority",
+        run: |c| redlock_stories::check(c, "clock_jump"),
+    },
+    Check {
+        name: "redlock::restart_without_persistence",
+        shows: "a node restarted empty grants the lock a second time",
+        run: |c| redlock_stories::check(c, "restart_without_persistence"),
+    },
+    Check {
+        name: "redlock::delayed_restart",
+        shows: "a node that stays down for the TTL prevents the second grant",
+        run: |c| redlock_stories::check(c, "delayed_restart"),
+    },
+    Check {
+        name: "redlock::pause_longer_than_validity",
+        shows: "a client paused past its validity: the next client takes the lock",
+        run: |c| redlock_stories::check(c, "pause_longer_than_validity"),
     },
     Check {
         name: "scenarios::normal_run",

@@ -20,6 +20,7 @@ mod compare;
 mod divergence;
 pub mod extend;
 pub mod fencing;
+pub mod redlock;
 pub mod release;
 pub mod storage;
 

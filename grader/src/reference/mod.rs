@@ -8,6 +8,7 @@ pub(crate) mod acquire;
 pub(crate) mod extend;
 pub(crate) mod fencing;
 pub(crate) mod keeper;
+pub(crate) mod redlock;
 pub(crate) mod release;
 pub(crate) mod storage;
 pub(crate) mod token;
@@ -29,4 +30,6 @@ pub const LOCK: Lock = Lock {
     fenced_read: storage::fenced_read,
     extend: extend::extend,
     keep_alive: keeper::keep_alive,
+    redlock_acquire: redlock::redlock_acquire,
+    redlock_release: redlock::redlock_release,
 };

@@ -22,13 +22,14 @@ use super::{RedisServer, ServerError, ServerKind, env_nonempty};
 const PROCESS_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs the server as `$@` and stops it when standard input reaches end-of-file, i.e. when the
-/// process holding the pipe's other end has ended, however it ended. The watcher reads a copy on
+/// process holding the pipe's other end has ended, however it ended. The stop is followed by a
+/// `SIGCONT`, so that a server a fault left paused (`SIGSTOP`, see `crate::nodes`) stops too. The watcher reads a copy on
 /// fd 3 because a background job's own standard input is /dev/null. When the server exits by
 /// itself, the watcher is stopped too so it can never signal a reused pid later.
 const WATCHDOG: &str = r#"exec 3<&0 </dev/null
 "$@" 3<&- 2>&1 &
 server=$!
-{ read -r _ <&3; kill "$server" 2>/dev/null; } &
+{ read -r _ <&3; kill "$server" 2>/dev/null; kill -CONT "$server" 2>/dev/null; } &
 watcher=$!
 exec 3<&-
 wait "$server"
@@ -76,13 +77,19 @@ fn is_executable(path: &Path) -> bool {
 }
 
 pub(super) fn start_process() -> Result<RedisServer, ServerError> {
+    start_process_on(None)
+}
+
+/// Starts a `redis-server` as [`start_process`] does, on `port` when given (a node restarted where
+/// it was, see `crate::nodes`), else on a free port.
+pub(crate) fn start_process_on(port: Option<u16>) -> Result<RedisServer, ServerError> {
     let path = local_redis_server()?;
     // The free port is found by binding and releasing it, so another program may take it first:
     // a server that then fails to bind is retried on a fresh port.
     let mut attempts = 0;
     loop {
         attempts += 1;
-        match start_process_once(&path) {
+        match start_process_once(&path, port) {
             Err(ServerError::ProcessFailed { log, .. })
                 if attempts < 3 && log.contains("Address already in use") =>
             {
@@ -93,14 +100,17 @@ pub(super) fn start_process() -> Result<RedisServer, ServerError> {
     }
 }
 
-fn start_process_once(path: &Path) -> Result<RedisServer, ServerError> {
+fn start_process_once(path: &Path, port: Option<u16>) -> Result<RedisServer, ServerError> {
     let failed = |cause: String, log: &LogTail| ServerError::ProcessFailed {
         path: path.to_owned(),
         cause,
         log: log.render(),
     };
     let no_log = LogTail::default();
-    let port = free_loopback_port().map_err(|e| failed(format!("no free port: {e}"), &no_log))?;
+    let port = match port {
+        Some(port) => port,
+        None => free_loopback_port().map_err(|e| failed(format!("no free port: {e}"), &no_log))?,
+    };
     let mut watchdog = Command::new("/bin/sh")
         .arg("-c")
         .arg(WATCHDOG)

@@ -5,7 +5,7 @@
 use redis::Value;
 
 /// The arguments of the first command in a packed RESP request.
-pub(super) fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
+pub(crate) fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
     unpack_all(packed).into_iter().next().unwrap_or_default()
 }
 
@@ -58,7 +58,7 @@ pub(super) fn pipeline_label(packed: &[u8]) -> Vec<u8> {
 }
 
 /// One argument as a report shows it: scripts summarised, long values cut.
-pub(super) fn show_arg(arg: &str) -> String {
+pub(crate) fn show_arg(arg: &str) -> String {
     if arg.contains('\n') {
         let lines = arg.trim().lines().count();
         return format!("<script, {lines} lines>");
@@ -74,7 +74,7 @@ pub(super) fn show_arg(arg: &str) -> String {
 }
 
 /// A reply as redis-cli would show it, more or less.
-pub(super) fn show_value(value: &Value) -> String {
+pub(crate) fn show_value(value: &Value) -> String {
     match value {
         Value::Nil => "(nil)".into(),
         Value::Int(i) => format!("(integer) {i}"),

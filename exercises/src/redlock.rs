@@ -1,0 +1,55 @@
+//! Exercise 8: Redlock, one lock on five independent Redis nodes.
+//!
+//! One Redis is one machine that can fail. Redlock asks N independent nodes
+//! (five here) for the same key with the same token, one after the other, and
+//! holds the lock only when a majority said yes. Asking takes time, and the
+//! lock's TTL started running on the first node as soon as it answered: what
+//! the client may rely on is the TTL minus the time spent asking, minus an
+//! allowance for clocks that run at slightly different rates (1 % of the TTL
+//! plus 2 ms). If no majority answered, or nothing of the TTL is left, the
+//! client releases the lock on every node, including the ones that seemed to
+//! refuse it: a node may have set the key and lost only its reply.
+//!
+//! Time comes from `clock`, the time since some fixed instant. In a program it
+//! would be `&|| started.elapsed()` with an `Instant`; the grader hands in its
+//! virtual clock, so that a node that answers late costs virtual time only.
+
+use std::time::Duration;
+
+use redis::ConnectionLike;
+
+/// Takes the lock `key` with `token` on a majority of `nodes`.
+///
+/// Returns how long the lock can be relied on from now (the validity: the TTL
+/// minus the time spent and the drift allowance), or `None` when no majority
+/// granted it in time, in which case it was released on every node.
+///
+/// Per node: `SET key token NX PX ttl`, as in exercise 2; an error (a node
+/// down, a node that does not answer in time) counts as a refusal.
+///
+/// Checks: `cargo test -p exercises redlock::`
+pub fn redlock_acquire<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    // TODO: read `clock()` before the first node; SET NX PX on every node in
+    // turn, counting the grants; read `clock()` again. The validity is
+    // ttl − elapsed − (ttl / 100 + 2 ms). Return it only with more than half
+    // of the nodes and a validity above zero; otherwise release everywhere
+    // and return None.
+    todo!("ask every node, count a majority, subtract the time spent and the drift")
+}
+
+/// Releases the lock `key` on every node that still holds `token`.
+///
+/// Returns on how many nodes it deleted the lock. A node that fails or does
+/// not answer is skipped: its key expires with its TTL.
+pub fn redlock_release<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) -> usize {
+    // TODO: on every node, the check-and-delete script of exercise 3; count
+    // the nodes where it deleted. Not a plain DEL: the key may be someone
+    // else's by now on some nodes.
+    todo!("compare the token and delete on every node, in one Lua script each")
+}

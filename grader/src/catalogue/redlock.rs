@@ -1,0 +1,209 @@
+//! Redlocks with one classic mistake each, as the libraries' trackers report them.
+//!
+//! Each is the reference Redlock with one step changed: a quorum off by one, the time spent
+//! forgotten, no release after a failure, no drift allowance, a node's clock read instead of the
+//! client's own, a plain `DEL` to release, a release that reads and then deletes. The rows that
+//! pair each with the check that must catch it are in [`super::wrong::ALL`]. At the end, a
+//! correct Redlock written differently, which must pass every check.
+
+use std::time::Duration;
+
+use redis::{ConnectionLike, RedisResult, Value};
+
+use crate::model::redlock::drift;
+
+/// `SET key token NX PX ttl` on every node; how many granted it.
+fn grants<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str, ttl: Duration) -> usize {
+    let mut granted = 0;
+    for node in nodes.iter_mut() {
+        let reply: RedisResult<Option<String>> = redis::cmd("SET")
+            .arg(key)
+            .arg(token)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl.as_millis() as u64)
+            .query(node);
+        if matches!(reply, Ok(Some(_))) {
+            granted += 1;
+        }
+    }
+    granted
+}
+
+fn release_all<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) {
+    crate::reference::redlock::redlock_release(nodes, key, token);
+}
+
+/// Takes half the nodes, rounded down, for a majority: 2 of 5.
+pub fn minority_quorum<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started = clock();
+    let granted = grants(nodes, key, token, ttl);
+    let validity = ttl
+        .saturating_sub(clock() - started)
+        .saturating_sub(drift(ttl));
+    if granted >= nodes.len() / 2 && !validity.is_zero() {
+        return Some(validity);
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Returns the TTL minus the drift, as if asking took no time.
+pub fn ignores_time_spent<C: ConnectionLike>(
+    nodes: &mut [C],
+    _clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let granted = grants(nodes, key, token, ttl);
+    if granted > nodes.len() / 2 {
+        return Some(ttl.saturating_sub(drift(ttl)));
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Gives up without releasing the nodes it did lock.
+pub fn no_release_on_failure<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started = clock();
+    let granted = grants(nodes, key, token, ttl);
+    let validity = ttl
+        .saturating_sub(clock() - started)
+        .saturating_sub(drift(ttl));
+    (granted > nodes.len() / 2 && !validity.is_zero()).then_some(validity)
+}
+
+/// Subtracts the time spent but allows nothing for clock drift.
+pub fn no_drift_allowance<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started = clock();
+    let granted = grants(nodes, key, token, ttl);
+    let validity = ttl.saturating_sub(clock() - started);
+    if granted > nodes.len() / 2 && !validity.is_zero() {
+        return Some(validity);
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Measures the time spent with the first node's `TIME`, in whole seconds, instead of with its
+/// own clock.
+pub fn trusts_one_nodes_clock<C: ConnectionLike>(
+    nodes: &mut [C],
+    _clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let node_time = |node: &mut C| -> Duration {
+        let time: RedisResult<(u64, u64)> = redis::cmd("TIME").query(node);
+        time.map(|(s, us)| Duration::from_secs(s) + Duration::from_micros(us))
+            .unwrap_or_default()
+    };
+    let started = node_time(&mut nodes[0]);
+    let granted = grants(nodes, key, token, ttl);
+    // One machine's clock, in whole seconds: the late replies of the others do not show.
+    let spent = Duration::from_secs(node_time(&mut nodes[0]).saturating_sub(started).as_secs());
+    let validity = ttl.saturating_sub(spent).saturating_sub(drift(ttl));
+    if granted > nodes.len() / 2 && !validity.is_zero() {
+        return Some(validity);
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Releases with a plain `DEL` on every node, whoever holds the key there.
+pub fn release_with_del<C: ConnectionLike>(nodes: &mut [C], key: &str, _token: &str) -> usize {
+    let mut deleted = 0;
+    for node in nodes.iter_mut() {
+        if redis::cmd("DEL").arg(key).query::<i64>(node) == Ok(1) {
+            deleted += 1;
+        }
+    }
+    deleted
+}
+
+/// Reads the key on each node, then deletes it when it held the token: two commands.
+pub fn release_get_then_del<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) -> usize {
+    let mut deleted = 0;
+    for node in nodes.iter_mut() {
+        let held: RedisResult<Option<String>> = redis::cmd("GET").arg(key).query(node);
+        if held.ok().flatten().as_deref() == Some(token)
+            && redis::cmd("DEL").arg(key).query::<i64>(node) == Ok(1)
+        {
+            deleted += 1;
+        }
+    }
+    deleted
+}
+
+// ---- Correct Redlocks written differently, listed in `super::variants::ALL`.
+
+/// The published algorithm in whole milliseconds, asking the nodes in reverse order.
+pub fn in_milliseconds<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let ttl_ms = ttl.as_millis() as u64;
+    let started_ms = clock().as_millis() as u64;
+    let mut granted = 0;
+    for node in nodes.iter_mut().rev() {
+        let reply: RedisResult<Value> = redis::cmd("SET")
+            .arg(key)
+            .arg(token)
+            .arg("PX")
+            .arg(ttl_ms)
+            .arg("NX")
+            .query(node);
+        if reply == Ok(Value::Okay) {
+            granted += 1;
+        }
+    }
+    let spent_ms = clock().as_millis() as u64 - started_ms;
+    let left_ms = ttl_ms as i64 - spent_ms as i64 - (ttl_ms / 100 + 2) as i64;
+    if 2 * granted > nodes.len() && left_ms > 0 {
+        return Some(Duration::from_millis(left_ms as u64));
+    }
+    eval_release(nodes, key, token);
+    None
+}
+
+/// Check-and-delete sent as a plain `EVAL`, the nodes in reverse order.
+pub fn eval_release<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) -> usize {
+    const SOURCE: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then \
+                          return redis.call('del', KEYS[1]) end return 0";
+    let mut deleted = 0;
+    for node in nodes.iter_mut().rev() {
+        let reply: RedisResult<i64> = redis::cmd("EVAL")
+            .arg(SOURCE)
+            .arg(1)
+            .arg(key)
+            .arg(token)
+            .query(node);
+        if reply == Ok(1) {
+            deleted += 1;
+        }
+    }
+    deleted
+}

@@ -1,0 +1,305 @@
+//! The checks of exercise 8, Redlock on five nodes.
+//!
+//! Each check opens a [`Cluster`] on the grader's five nodes, hurts some of them as a story
+//! needs (a node paused, killed, answering late, another client holding the lock on a few), runs
+//! the learner's `redlock_acquire` or `redlock_release` once, and holds what it returned and what
+//! the nodes hold to the algorithm: a majority of the nodes, a validity of exactly the TTL minus
+//! the virtual time spent minus the drift allowance, a release on every node after a failure, and
+//! a release that compares the token on each node in one step. Virtual time makes the figures
+//! exact, so the report can give them to the millisecond. The release checks are in
+//! `redlock_release.rs`.
+
+use std::time::Duration;
+
+use super::Ctx;
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::model::redlock::drift;
+use crate::nodes::cluster::{Cluster, SharedCluster, enter};
+use crate::nodes::{NODES, NodeWire};
+use crate::report::{Report, Verdict, trace};
+use crate::sandbox::{self, Failure};
+use crate::verdict::{Property, Violation};
+
+/// A's token.
+pub(crate) const TOKEN_A: &str = "token-of-A";
+/// B's token.
+pub(crate) const TOKEN_B: &str = "token-of-B";
+/// The TTL of the checks.
+pub(crate) const TTL: Duration = Duration::from_secs(10);
+/// The most a validity may be off by, for a learner's rounding of 1 % of the TTL.
+const SLACK_MS: u64 = 1;
+
+/// What one call of `redlock_acquire` did.
+pub(crate) struct Acquired {
+    /// What it returned, or how it failed.
+    pub value: Result<Option<Duration>, Failure>,
+    /// Virtual milliseconds from the call to its return.
+    pub spent_ms: u64,
+}
+
+impl Acquired {
+    /// The validity a correct Redlock returns for this call's time spent, if any is left.
+    pub fn expected(&self, ttl: Duration) -> Option<Duration> {
+        let left = ttl
+            .saturating_sub(Duration::from_millis(self.spent_ms))
+            .saturating_sub(drift(ttl));
+        (!left.is_zero()).then_some(left)
+    }
+}
+
+/// Runs `lock`'s `redlock_acquire` for `token` on every node of `cluster`, on the cluster's clock.
+pub(crate) fn acquire(
+    cluster: &SharedCluster,
+    lock: &Lock,
+    token: &'static str,
+    ttl: Duration,
+) -> Result<Acquired, GradeError> {
+    let f = lock.redlock_acquire;
+    let (key, started) = {
+        let c = enter(cluster);
+        (c.key().to_owned(), c.now_ms())
+    };
+    let shared = cluster.clone();
+    let value = sandbox::isolated(move || {
+        let mut wires = NodeWire::all(&shared);
+        let clock = move || Duration::from_millis(enter(&shared).now_ms());
+        f(&mut wires, &clock, &key, token, ttl)
+    });
+    let mut c = enter(cluster);
+    c.fire_if_due()?;
+    c.take_trouble()?;
+    Ok(Acquired {
+        value,
+        spent_ms: c.now_ms() - started,
+    })
+}
+
+/// Runs `lock`'s `redlock_release` for `token` on every node of `cluster`.
+pub(crate) fn release(
+    cluster: &SharedCluster,
+    lock: &Lock,
+    token: &'static str,
+) -> Result<Result<usize, Failure>, GradeError> {
+    let f = lock.redlock_release;
+    let key = enter(cluster).key().to_owned();
+    let shared = cluster.clone();
+    let value = sandbox::isolated(move || {
+        let mut wires = NodeWire::all(&shared);
+        f(&mut wires, &key, token)
+    });
+    let mut c = enter(cluster);
+    c.fire_if_due()?;
+    c.take_trouble()?;
+    Ok(value)
+}
+
+/// The verdict when the function under check failed.
+pub(super) fn failed(
+    ctx: &Ctx<'_>,
+    function: &'static str,
+    failure: Failure,
+    c: &SharedCluster,
+) -> Verdict {
+    match failure {
+        Failure::NotStarted { message } => Verdict::NotStarted { function, message },
+        failure => Verdict::Fail(Box::new(Report::failed(
+            ctx.check,
+            ctx.lock.name,
+            function,
+            failure,
+            vec![evidence(c, function)],
+        ))),
+    }
+}
+
+/// The commands the call sent, node by node, with the grader's moves in between.
+fn evidence(c: &SharedCluster, function: &str) -> String {
+    trace("A", function, enter(c).steps())
+}
+
+/// A failed check: `property` broke, as `what` says.
+pub(super) fn broken(ctx: &Ctx<'_>, c: &SharedCluster, function: &str, v: Violation) -> Verdict {
+    Verdict::Fail(Box::new(Report::broken(
+        ctx.check,
+        ctx.lock.name,
+        v,
+        vec![evidence(c, function)],
+    )))
+}
+
+/// The nodes holding `token`, as "0, 2, 4" (or "none").
+pub(super) fn nodes_of(c: &SharedCluster, token: &str) -> Result<(usize, String), GradeError> {
+    let holders = enter(c).holders()?;
+    let on: Vec<String> = holders
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.as_deref() == Some(token))
+        .map(|(i, _)| i.to_string())
+        .collect();
+    let shown = if on.is_empty() {
+        "none".to_owned()
+    } else {
+        on.join(", ")
+    };
+    Ok((on.len(), shown))
+}
+
+/// Holds a successful acquire to the algorithm: a grant, on the nodes `expected_on`, valid for
+/// exactly the TTL minus the time spent minus the drift.
+fn judge_grant(
+    ctx: &Ctx<'_>,
+    c: &SharedCluster,
+    got: Acquired,
+    expected_on: usize,
+) -> Result<Verdict, GradeError> {
+    let spent = got.spent_ms;
+    let expected = got.expected(TTL);
+    let value = match got.value {
+        Ok(value) => value,
+        Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, c)),
+    };
+    let (held, on) = nodes_of(c, TOKEN_A)?;
+    let at = enter(c).now_ms();
+    let Some(validity) = value else {
+        let what = format!(
+            "A's redlock_acquire returned None, though {expected_on} of the {NODES} nodes were \
+             free and answering (A's token is on nodes: {on})"
+        );
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockTakesMajority, at, what),
+        ));
+    };
+    if held != expected_on {
+        let what = format!(
+            "A's redlock_acquire granted the lock, but A's token is on {held} nodes ({on}), \
+             not on the {expected_on} that were free and answering"
+        );
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockTakesMajority, at, what),
+        ));
+    }
+    let expected = expected.unwrap_or_default();
+    let (v, e) = (validity.as_millis() as u64, expected.as_millis() as u64);
+    if v.abs_diff(e) > SLACK_MS {
+        let what = format!(
+            "A's redlock_acquire said the lock is valid for {v} ms; the TTL is {} ms, asking took \
+             {spent} ms of the clock, and the drift allowance is {} ms, so it is valid for {e} ms",
+            TTL.as_millis(),
+            drift(TTL).as_millis()
+        );
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockValidity, at, what),
+        ));
+    }
+    Ok(Verdict::Pass)
+}
+
+/// Holds a refused acquire to the algorithm: `None`, and A's token on no node.
+fn judge_refusal(
+    ctx: &Ctx<'_>,
+    c: &SharedCluster,
+    got: Acquired,
+    why: &str,
+) -> Result<Verdict, GradeError> {
+    let value = match got.value {
+        Ok(value) => value,
+        Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, c)),
+    };
+    let (held, on) = nodes_of(c, TOKEN_A)?;
+    let at = enter(c).now_ms();
+    if let Some(validity) = value {
+        let what = format!(
+            "A's redlock_acquire granted the lock, valid for {} ms, though {why}",
+            validity.as_millis()
+        );
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockNeedsMajority, at, what),
+        ));
+    }
+    if held > 0 {
+        let what = format!(
+            "A's redlock_acquire gave up ({why}) but left A's token on nodes {on}: \
+             they stay locked for the rest of the TTL"
+        );
+        return Ok(broken(
+            ctx,
+            c,
+            "redlock_acquire",
+            Violation::at(Property::RedlockReleasesOnFailure, at, what),
+        ));
+    }
+    Ok(Verdict::Pass)
+}
+
+/// All five nodes free: A gets them all, valid for the TTL minus the drift.
+pub(super) fn takes_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
+    judge_grant(ctx, &c, got, NODES)
+}
+
+/// Every node answers 400 ms late: the time spent comes off the validity.
+pub(super) fn counts_the_time_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    for i in 0..NODES {
+        enter(&c).delay(i, 400);
+    }
+    let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
+    judge_grant(ctx, &c, got, NODES)
+}
+
+/// Node 1 paused and node 3 down: three nodes are a majority still.
+pub(super) fn carries_on_without_two_nodes(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    {
+        let mut cluster = enter(&c);
+        cluster.pause(1)?;
+        cluster.kill(3);
+    }
+    let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
+    judge_grant(ctx, &c, got, 3)
+}
+
+/// B holds nodes 0, 1 and 2: A gets two nodes, no majority, and must leave none locked.
+pub(super) fn refuses_without_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    for i in 0..3 {
+        enter(&c).take(i, TOKEN_B, TTL.as_millis() as u64)?;
+    }
+    let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
+    judge_refusal(
+        ctx,
+        &c,
+        got,
+        "B held 3 of the 5 nodes, so A could get only 2",
+    )
+}
+
+/// A 1 s TTL and nodes that answer 300 ms late: the TTL is spent before the last node answers.
+pub(super) fn gives_up_when_the_ttl_is_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    for i in 0..NODES {
+        enter(&c).delay(i, 300);
+    }
+    let ttl = Duration::from_secs(1);
+    let got = acquire(&c, ctx.lock, TOKEN_A, ttl)?;
+    let why = format!(
+        "asking the nodes took {} ms of its {} ms TTL",
+        got.spent_ms,
+        ttl.as_millis()
+    );
+    judge_refusal(ctx, &c, got, &why)
+}

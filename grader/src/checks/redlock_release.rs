@@ -1,0 +1,127 @@
+//! The checks of exercise 8's `redlock_release`.
+//!
+//! A's release must free every node A holds, leave alone the nodes another client took after
+//! A's lock expired there, and compare and delete on each node in one step: at every command
+//! boundary of the release in turn, A's lock expires everywhere and B takes every node, and B must
+//! still hold every node afterwards.
+
+use super::Ctx;
+use super::redlock::{TOKEN_A, TOKEN_B, TTL, broken, failed, nodes_of, release};
+use crate::error::GradeError;
+use crate::nodes::NODES;
+use crate::nodes::cluster::{Cluster, enter};
+use crate::report::Verdict;
+use crate::verdict::{Property, Violation};
+
+/// A holds every node: its release frees all five.
+pub(super) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    for i in 0..NODES {
+        enter(&c).take(i, TOKEN_A, TTL.as_millis() as u64)?;
+    }
+    let released = match release(&c, ctx.lock, TOKEN_A)? {
+        Ok(n) => n,
+        Err(failure) => return Ok(failed(ctx, "redlock_release", failure, &c)),
+    };
+    let (held, on) = nodes_of(&c, TOKEN_A)?;
+    let at = enter(&c).now_ms();
+    if held > 0 || released != NODES {
+        let what = format!(
+            "A held all {NODES} nodes; after its redlock_release A's token is still on nodes: \
+             {on}, and the release said it freed {released}"
+        );
+        return Ok(broken(
+            ctx,
+            &c,
+            "redlock_release",
+            Violation::at(Property::ReleaseFreesOwnLock, at, what),
+        ));
+    }
+    Ok(Verdict::Pass)
+}
+
+/// A's lock expired on nodes 3 and 4 and B took them: A's release must leave them to B.
+pub(super) fn release_spares_another_holder(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let c = Cluster::open()?.shared();
+    for i in 0..NODES {
+        let token = if i < 3 { TOKEN_A } else { TOKEN_B };
+        enter(&c).take(i, token, TTL.as_millis() as u64)?;
+    }
+    let released = match release(&c, ctx.lock, TOKEN_A)? {
+        Ok(n) => n,
+        Err(failure) => return Ok(failed(ctx, "redlock_release", failure, &c)),
+    };
+    let (b_held, b_on) = nodes_of(&c, TOKEN_B)?;
+    let (a_held, a_on) = nodes_of(&c, TOKEN_A)?;
+    let at = enter(&c).now_ms();
+    if b_held != 2 {
+        let what = format!(
+            "B held nodes 3 and 4; after A's redlock_release B's token is on nodes: {b_on}"
+        );
+        return Ok(broken(
+            ctx,
+            &c,
+            "redlock_release",
+            Violation::at(Property::ReleaseSparesOthers, at, what),
+        ));
+    }
+    if a_held > 0 || released != 3 {
+        let what = format!(
+            "A held nodes 0, 1 and 2; after its redlock_release A's token is still on nodes: \
+             {a_on}, and the release said it freed {released}"
+        );
+        return Ok(broken(
+            ctx,
+            &c,
+            "redlock_release",
+            Violation::at(Property::ReleaseFreesOwnLock, at, what),
+        ));
+    }
+    Ok(Verdict::Pass)
+}
+
+/// At every command boundary of A's release in turn, A's lock expires everywhere and B takes
+/// every node: a release that reads, then deletes, deletes B's lock.
+pub(super) fn release_compares_and_deletes_in_one_step(
+    ctx: &Ctx<'_>,
+) -> Result<Verdict, GradeError> {
+    let mut boundary = 0;
+    loop {
+        let c = Cluster::open()?.shared();
+        for i in 0..NODES {
+            enter(&c).take(i, TOKEN_A, TTL.as_millis() as u64)?;
+        }
+        enter(&c).intervene(
+            boundary,
+            Box::new(|cluster: &mut Cluster| {
+                cluster.advance(TTL.as_millis() as u64);
+                for i in 0..cluster.len() {
+                    cluster.take(i, TOKEN_B, TTL.as_millis() as u64)?;
+                }
+                Ok("A's lock expires on every node, and B takes every node".to_owned())
+            }),
+        );
+        if let Err(failure) = release(&c, ctx.lock, TOKEN_A)? {
+            return Ok(failed(ctx, "redlock_release", failure, &c));
+        }
+        let (b_held, b_on) = nodes_of(&c, TOKEN_B)?;
+        let sent = enter(&c).commands();
+        if b_held != NODES {
+            let at = enter(&c).now_ms();
+            let what = format!(
+                "B took every node while A was releasing; afterwards B's token is on nodes: \
+                 {b_on}: A's release deleted B's lock"
+            );
+            return Ok(broken(
+                ctx,
+                &c,
+                "redlock_release",
+                Violation::at(Property::ReleaseSparesOthers, at, what),
+            ));
+        }
+        if boundary >= sent {
+            return Ok(Verdict::Pass);
+        }
+        boundary += 1;
+    }
+}

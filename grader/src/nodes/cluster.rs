@@ -1,0 +1,407 @@
+//! One scenario on the nodes: their keys, their clocks, and the faults played on them.
+//!
+//! A [`Cluster`] borrows the test process's nodes ([`super::lease`]), heals whatever the last
+//! scenario did to them, and gives this one a fresh lock key. Time is virtual, as everywhere in
+//! the grader: the scenario's now moves when a client waits, when a node's reply is held back
+//! (a per-node delay, charged after the command ran), or when a client's request to a paused node
+//! times out. Each node keeps its own [`Clock`], at the scenario's now plus the node's own skew, so
+//! one node's clock can jump ahead while the others' do not; a node's keys are brought to its time
+//! just before anyone reads or writes them, which no one can tell from a clock that ran all along.
+//! A paused node's clock cannot move (its process is stopped): it catches up when it resumes, as
+//! a real Redis, whose expiry follows the wall clock, would.
+//!
+//! An intervention can fire before any command a Redlock under test sends, counted across all
+//! nodes, or after its last one: the same boundaries the single-node [`crate::probe`] steps in at.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use redis::Connection;
+
+use super::{Health, Lease};
+use crate::clock::{Clock, Expiry};
+use crate::error::GradeError;
+use crate::wire::Step;
+
+/// How long a client waits for a paused node before it gives up on the request, in virtual
+/// milliseconds: the per-node time-out of the published algorithm, small beside the TTL.
+pub const NODE_TIMEOUT_MS: u64 = 50;
+
+/// What a scenario does between two commands: a fault, a wait, another client. It returns what
+/// it did, for the record.
+pub type Move = Box<dyn FnMut(&mut Cluster) -> Result<String, GradeError> + Send>;
+
+/// A cluster shared by the grader and the wires of the Redlock under test.
+pub type SharedCluster = Arc<Mutex<Cluster>>;
+
+/// Locks a shared cluster (a panic in learner code never leaves it half-changed).
+pub fn enter(cluster: &SharedCluster) -> MutexGuard<'_, Cluster> {
+    cluster.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Where a command to a node goes.
+pub(super) enum Route {
+    /// To the node, on a connection of this generation.
+    Send { url: String, generation: u64 },
+    /// Nowhere: the node is paused, and the request times out.
+    Paused,
+    /// Nowhere: the node is down.
+    Down,
+}
+
+/// The grader's side of one node in a scenario.
+struct Seat {
+    con: Option<Connection>,
+    clock: Clock,
+    skew_ms: u64,
+    delay_ms: u64,
+    /// When a killed node comes back (scenario time), if it is to come back.
+    restart_at: Option<u64>,
+}
+
+/// One scenario on the nodes.
+pub struct Cluster {
+    lease: Lease,
+    key: String,
+    book: String,
+    now_ms: u64,
+    seats: Vec<Seat>,
+    /// Commands sent by the calls under test, across all nodes.
+    commands: usize,
+    pending: Option<(usize, Move)>,
+    steps: Vec<Step>,
+    /// A problem of the grader's own met while learner code held the wires.
+    trouble: Option<GradeError>,
+}
+
+impl Cluster {
+    /// Borrows the nodes (starting them on first use), heals them, and opens a scenario at
+    /// virtual 0 with a fresh lock key.
+    pub fn open() -> Result<Cluster, GradeError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let lease = super::lease()?;
+        lease.nodes().heal()?;
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let prefix = format!("dlcourse:redlock:{}:{n}:", std::process::id());
+        let key = format!("{prefix}lock");
+        let book = format!("{prefix}clock");
+        let mut cluster = Cluster {
+            lease,
+            key,
+            book,
+            now_ms: 0,
+            seats: Vec::new(),
+            commands: 0,
+            pending: None,
+            steps: Vec::new(),
+            trouble: None,
+        };
+        for i in 0..super::NODES {
+            let seat = cluster.seat(i)?;
+            cluster.seats.push(seat);
+        }
+        Ok(cluster)
+    }
+
+    /// A fresh seat at node `i`, as it is now.
+    fn seat(&self, i: usize) -> Result<Seat, GradeError> {
+        let nodes = self.lease.nodes();
+        let node = &nodes.nodes()[i];
+        let con = node.connect()?;
+        Ok(Seat {
+            con: Some(con),
+            clock: Clock::new(self.book.clone(), std::slice::from_ref(&self.key)),
+            skew_ms: 0,
+            delay_ms: 0,
+            restart_at: None,
+        })
+    }
+
+    /// Wraps the cluster for sharing with wires.
+    pub fn shared(self) -> SharedCluster {
+        Arc::new(Mutex::new(self))
+    }
+
+    /// The lock key, the same on every node.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// How many nodes there are.
+    pub fn len(&self) -> usize {
+        self.seats.len()
+    }
+
+    /// Whether there are no nodes (never, once open).
+    pub fn is_empty(&self) -> bool {
+        self.seats.is_empty()
+    }
+
+    /// The scenario's virtual now, in milliseconds.
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// Node `i`'s own virtual now: the scenario's plus its clock's jumps.
+    pub fn node_now_ms(&self, i: usize) -> u64 {
+        self.now_ms + self.seats[i].skew_ms
+    }
+
+    /// What node `i` is doing.
+    pub fn health(&self, i: usize) -> Health {
+        self.lease.nodes().nodes()[i].health()
+    }
+
+    /// The process id of node `i`'s `redis-server` (the last one, when down).
+    pub fn pid(&self, i: usize) -> i32 {
+        self.lease.nodes().nodes()[i].pid()
+    }
+
+    /// The loopback port node `i` listens on.
+    pub fn port(&self, i: usize) -> u16 {
+        self.lease.nodes().nodes()[i].port()
+    }
+
+    /// Time passes for everyone (a client waits, or is paused).
+    pub fn advance(&mut self, ms: u64) {
+        self.now_ms += ms;
+    }
+
+    /// Node `i`'s clock jumps `ms` ahead of the others' (an NTP step, an operator's fix).
+    pub fn jump(&mut self, i: usize, ms: u64) -> Result<(), GradeError> {
+        self.seats[i].skew_ms += ms;
+        self.catch_up(i)
+    }
+
+    /// Every reply of node `i` arrives `ms` of virtual time after the node ran the command.
+    pub fn delay(&mut self, i: usize, ms: u64) {
+        self.seats[i].delay_ms = ms;
+    }
+
+    /// Stops node `i`'s process (`SIGSTOP`).
+    pub fn pause(&mut self, i: usize) -> Result<(), GradeError> {
+        // Its keys first reach the time at which it stops.
+        self.catch_up(i)?;
+        self.lease.nodes().node(i).pause();
+        Ok(())
+    }
+
+    /// Lets node `i`'s process go on (`SIGCONT`); its clock catches up with the time it missed.
+    pub fn resume(&mut self, i: usize) -> Result<(), GradeError> {
+        self.lease.nodes().node(i).resume();
+        self.catch_up(i)
+    }
+
+    /// Kills node `i` (`SIGKILL`); it stays down until [`Cluster::restart_after`].
+    pub fn kill(&mut self, i: usize) {
+        self.lease.nodes().node(i).kill();
+        let seat = &mut self.seats[i];
+        seat.con = None;
+        seat.restart_at = None;
+    }
+
+    /// Kills node `i` if it runs, and starts it again, empty, once `ms` of virtual time have
+    /// passed: at once with 0, after the longest TTL for antirez's delayed restart.
+    pub fn restart_after(&mut self, i: usize, ms: u64) -> Result<(), GradeError> {
+        if self.health(i) != Health::Down {
+            self.kill(i);
+        }
+        self.seats[i].restart_at = Some(self.now_ms + ms);
+        self.catch_up(i)
+    }
+
+    /// Brings node `i` to its own now: restarts it if its time has come, and runs the expiry of
+    /// its keys up to its clock. A paused or down node is left as it is.
+    fn catch_up(&mut self, i: usize) -> Result<(), GradeError> {
+        let due = self.seats[i].restart_at.is_some_and(|at| at <= self.now_ms);
+        if due && self.health(i) == Health::Down {
+            self.lease.nodes().node(i).restart()?;
+            let mut fresh = self.seat(i)?;
+            fresh.skew_ms = self.seats[i].skew_ms;
+            fresh.delay_ms = self.seats[i].delay_ms;
+            self.seats[i] = fresh;
+        }
+        if self.health(i) != Health::Up {
+            return Ok(());
+        }
+        let now = self.node_now_ms(i);
+        let seat = &mut self.seats[i];
+        if let Some(con) = seat.con.as_mut() {
+            seat.clock.advance_to(con, now)?;
+        }
+        Ok(())
+    }
+
+    /// The grader's own connection to node `i`, brought to its now; `None` when the node is
+    /// paused or down.
+    fn look(&mut self, i: usize) -> Result<Option<&mut Connection>, GradeError> {
+        self.catch_up(i)?;
+        if self.health(i) != Health::Up {
+            return Ok(None);
+        }
+        Ok(self.seats[i].con.as_mut())
+    }
+
+    /// The token in the lock key on node `i`; `None` when there is none or the node cannot be
+    /// asked (paused or down).
+    pub fn holder(&mut self, i: usize) -> Result<Option<String>, GradeError> {
+        let key = self.key.clone();
+        let Some(con) = self.look(i)? else {
+            return Ok(None);
+        };
+        Ok(redis::cmd("GET").arg(&key).query(con)?)
+    }
+
+    /// The tokens in the lock key, node by node.
+    pub fn holders(&mut self) -> Result<Vec<Option<String>>, GradeError> {
+        (0..self.len()).map(|i| self.holder(i)).collect()
+    }
+
+    /// How many nodes hold `token`.
+    pub fn held_by(&mut self, token: &str) -> Result<usize, GradeError> {
+        Ok(self
+            .holders()?
+            .iter()
+            .filter(|h| h.as_deref() == Some(token))
+            .count())
+    }
+
+    /// How long the lock key on node `i` has left on the node's clock, if it has a TTL.
+    pub fn ttl_left(&mut self, i: usize) -> Result<Option<u64>, GradeError> {
+        let key = self.key.clone();
+        if self.look(i)?.is_none() {
+            return Ok(None);
+        }
+        let now = self.node_now_ms(i);
+        let seat = &mut self.seats[i];
+        let Some(con) = seat.con.as_mut() else {
+            return Ok(None);
+        };
+        seat.clock.settle(con)?;
+        Ok(match seat.clock.expiry(con, &key)? {
+            Expiry::At(at) => Some(at.saturating_sub(now)),
+            Expiry::Missing | Expiry::Never => None,
+        })
+    }
+
+    /// Another client (the grader) takes the lock on node `i` with `SET NX PX`, as a correct
+    /// Redlock would; `true` when it did.
+    pub fn take(&mut self, i: usize, token: &str, ttl_ms: u64) -> Result<bool, GradeError> {
+        let key = self.key.clone();
+        let Some(con) = self.look(i)? else {
+            return Ok(false);
+        };
+        let ok: Option<String> = redis::cmd("SET")
+            .arg(&key)
+            .arg(token)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl_ms)
+            .query(con)?;
+        let seat = &mut self.seats[i];
+        if let Some(con) = seat.con.as_mut() {
+            seat.clock.settle(con)?;
+        }
+        Ok(ok.is_some())
+    }
+
+    /// Runs `action` just before command number `before` (0-based, counted across nodes) of the
+    /// calls under test; `before` equal to the number of commands they send means after the last.
+    pub fn intervene(&mut self, before: usize, action: Move) {
+        self.pending = Some((before, action));
+    }
+
+    /// How many commands the calls under test have sent so far.
+    pub fn commands(&self) -> usize {
+        self.commands
+    }
+
+    /// The record of the calls under test: every command, its node and reply, and the grader's
+    /// moves in between.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Adds a line to the record.
+    pub fn note(&mut self, what: impl Into<String>) {
+        self.steps.push(Step::Intervened(what.into()));
+    }
+
+    /// Fires the pending intervention if its boundary is the current one.
+    pub fn fire_if_due(&mut self) -> Result<(), GradeError> {
+        let due = self
+            .pending
+            .as_ref()
+            .is_some_and(|(before, _)| *before == self.commands);
+        if due && let Some((_, mut action)) = self.pending.take() {
+            let what = action(self)?;
+            self.note(what);
+        }
+        Ok(())
+    }
+
+    /// Takes the grader's own problem met during a call, if any.
+    pub fn take_trouble(&mut self) -> Result<(), GradeError> {
+        match self.trouble.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Before a command of the call under test goes to node `i`: fires a due intervention,
+    /// brings the node to its now, and says where the command goes.
+    pub(super) fn before_command(&mut self, i: usize) -> Route {
+        let ready = self.fire_if_due().and_then(|()| self.catch_up(i));
+        if let Err(e) = ready {
+            self.trouble.get_or_insert(e);
+        }
+        match self.health(i) {
+            Health::Paused => Route::Paused,
+            Health::Down => Route::Down,
+            Health::Up => {
+                let nodes = self.lease.nodes();
+                let node = &nodes.nodes()[i];
+                Route::Send {
+                    url: node.url(),
+                    generation: node.generation(),
+                }
+            }
+        }
+    }
+
+    /// After a command of the call under test reached node `i` (or did not): notes any TTL it
+    /// set, charges the node's reply delay or the client's time-out, and, unless `hidden` (redis-rs
+    /// loading a script the node did not know), counts and records it.
+    pub(super) fn after_command(
+        &mut self,
+        i: usize,
+        command: String,
+        reply: String,
+        sent: Option<std::time::Instant>,
+        hidden: bool,
+    ) {
+        if let Some(sent) = sent {
+            let seat = &mut self.seats[i];
+            if let Some(con) = seat.con.as_mut()
+                && let Err(e) = seat.clock.settle_after(con, sent)
+            {
+                self.trouble.get_or_insert(e);
+            }
+            self.now_ms += self.seats[i].delay_ms;
+        } else if self.health(i) == Health::Paused {
+            self.now_ms += NODE_TIMEOUT_MS;
+        }
+        if !hidden {
+            self.commands += 1;
+            self.steps.push(Step::Sent {
+                command: format!("node {i}: {command}"),
+                reply,
+            });
+        }
+    }
+
+    /// `arg` with the scenario's lock key shown as `lock`, for reports.
+    pub fn display(&self, arg: &str) -> String {
+        arg.replace(&self.key, "lock")
+    }
+}
