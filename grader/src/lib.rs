@@ -29,7 +29,8 @@
 //! - [`harness`] runs each check in a process of its own, for
 //!   `cargo test -p exercises`, so that every check ends with a verdict or
 //!   fails;
-//! - [`demos`] lists the timelines the book shows;
+//! - [`demos`] lists the timelines the book shows, and [`recording`] keeps
+//!   a learner's failed scenario run for the book's player;
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
 
@@ -46,6 +47,7 @@ pub mod lock;
 pub mod model;
 pub mod prefix;
 pub mod probe;
+pub mod recording;
 pub mod reference;
 pub mod report;
 pub mod run;

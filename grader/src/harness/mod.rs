@@ -33,6 +33,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use arguments::Arguments;
+pub(crate) use child::CHECK_VAR;
 pub use capture::Output;
 pub use outcome::{Cause, End, Outcome};
 pub use summary::Counts;

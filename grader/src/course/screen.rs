@@ -1,0 +1,247 @@
+//! What the watch loop shows, as plain text.
+//!
+//! One screen at a time, drawn from the [`Board`] and the learner's
+//! [`Progress`]: the course's progress as a bar (one cell per check, the
+//! exercises set apart), then only the exercise in view, its checks, the one
+//! report that matters most and the hints revealed so far, and the keys. A
+//! compile error replaces the exercise with cargo's own text. Everything is a
+//! pure function of its inputs, so a test can read the screen without a
+//! terminal, and the same state always draws the same screen.
+
+use crate::harness::Outcome;
+
+use super::board::{self, Board, Entry, broken_rule};
+use super::progress::{HINT_LEVELS, Progress};
+
+/// The keys, as the last line shows them.
+pub const KEYS: &str = "h hint · n/p next/previous exercise · l list · r re-run · q quit";
+
+/// What the loop is doing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for a save.
+    Watching,
+    /// A grading is running.
+    Grading,
+    /// The last build failed: cargo's text.
+    CompileError(String),
+    /// The grader itself could not grade: what it said.
+    Trouble(String),
+}
+
+/// Which screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One exercise.
+    Exercise,
+    /// Every check of every exercise.
+    List,
+}
+
+/// Everything a screen is drawn from besides the board and the progress.
+#[derive(Clone, Debug)]
+pub struct View {
+    /// The exercise in view.
+    pub exercise: &'static str,
+    /// Which screen.
+    pub mode: Mode,
+    /// What the loop is doing.
+    pub status: Status,
+    /// A line of news for the learner, e.g. an exercise just completed.
+    pub news: Vec<String>,
+    /// Whether the headline check has a kept run for the player.
+    pub has_run: bool,
+    /// The terminal's height in lines, when known: a long report is cut to fit.
+    pub height: Option<usize>,
+}
+
+/// Draws the screen.
+pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
+    let mut top = vec![title(view), bar(board), tallies(board), String::new()];
+    for line in &view.news {
+        top.push(line.clone());
+    }
+    if !view.news.is_empty() {
+        top.push(String::new());
+    }
+    let footer = vec![String::new(), KEYS.to_string()];
+    let (head, report, tail) = match (&view.status, view.mode) {
+        (Status::CompileError(output), _) => (
+            vec!["Your code does not compile; cargo says:".to_string(), String::new()],
+            output.lines().map(str::to_string).collect(),
+            vec![String::new(), "Save the file again when it is fixed.".to_string()],
+        ),
+        (Status::Trouble(what), _) => (
+            vec!["The grader could not grade:".to_string(), String::new()],
+            what.lines().map(str::to_string).collect(),
+            vec![String::new(), "r grades again.".to_string()],
+        ),
+        (_, Mode::List) => (Vec::new(), list(board), Vec::new()),
+        (_, Mode::Exercise) => exercise(board, progress, view),
+    };
+    let mut lines = top;
+    lines.extend(head);
+    let fixed = lines.len() + tail.len() + footer.len();
+    lines.extend(fit(report, view.height.map(|h| h.saturating_sub(fixed))));
+    lines.extend(tail);
+    lines.extend(footer);
+    lines.join("\n")
+}
+
+fn title(view: &View) -> String {
+    let doing = match view.status {
+        Status::Grading => "grading…",
+        Status::Watching => "watching exercises/src for saves",
+        Status::CompileError(_) => "does not compile",
+        Status::Trouble(_) => "could not grade",
+    };
+    format!("cargo course · Distributed Locks with Redis · {doing}")
+}
+
+/// One cell per check: █ passed, ░ not yet; the exercises set apart by │.
+fn bar(board: &Board) -> String {
+    let cells: Vec<String> = board
+        .exercises()
+        .into_iter()
+        .map(|x| {
+            let t = board.tally(x);
+            "█".repeat(t.passed) + &"░".repeat(t.total - t.passed)
+        })
+        .collect();
+    let (passed, total) = board.exercises().into_iter().fold((0, 0), |(p, n), x| {
+        let t = board.tally(x);
+        (p + t.passed, n + t.total)
+    });
+    format!("[{}]  {passed}/{total} checks pass", cells.join("│"))
+}
+
+fn tallies(board: &Board) -> String {
+    let parts: Vec<String> = board
+        .exercises()
+        .into_iter()
+        .map(|x| {
+            let t = board.tally(x);
+            if t.done() {
+                format!("{x} ✓")
+            } else {
+                format!("{x} {}/{}", t.passed, t.total)
+            }
+        })
+        .collect();
+    parts.join("   ")
+}
+
+/// ✓ passed, ✗ failed, · not started, … not graded yet.
+fn mark(entry: &Entry) -> &'static str {
+    match &entry.outcome {
+        None => "…",
+        Some(Outcome::Passed) => "✓",
+        Some(Outcome::NotStarted { .. }) => "·",
+        Some(_) => "✗",
+    }
+}
+
+fn short(name: &str) -> &str {
+    name.split_once("::").map_or(name, |(_, check)| check)
+}
+
+fn list(board: &Board) -> Vec<String> {
+    let mut out = vec!["Every check (✓ passes, ✗ fails, · not started, … not graded yet):".into()];
+    for exercise in board.exercises() {
+        let t = board.tally(exercise);
+        let file = board::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
+        out.push(format!(
+            "  {exercise} ({file}): {}/{}",
+            t.passed, t.total
+        ));
+        for entry in board.checks_of(exercise) {
+            out.push(format!("      {} {}", mark(entry), short(entry.name)));
+        }
+    }
+    out.push(String::new());
+    out.push("l goes back.".into());
+    out
+}
+
+/// The exercise in view: its header and checks, the report, the hints.
+fn exercise(board: &Board, progress: &Progress, view: &View) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let x = view.exercise;
+    let t = board.tally(x);
+    let place = board::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
+    let mut head = vec![
+        format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
+        format!("  Read: chapter {}", board::chapter_of(x)),
+        String::new(),
+    ];
+    let marks: Vec<String> = board
+        .checks_of(x)
+        .map(|e| format!("{} {}", mark(e), short(e.name)))
+        .collect();
+    head.push(format!("  {}", marks.join("   ")));
+    head.push(String::new());
+    let mut tail = Vec::new();
+    let Some(headline) = board.headline(x) else {
+        let line = if t.done() {
+            format!("✓ Every check of {x} passes.")
+        } else {
+            "Grading…".to_string()
+        };
+        return (head, vec![line], tail);
+    };
+    let Some(outcome) = &headline.outcome else {
+        return (head, Vec::new(), tail);
+    };
+    let report: Vec<String> = super::grade::message(headline.name, outcome)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    if view.has_run {
+        tail.push(String::new());
+        tail.push(format!(
+            "Step through this run second by second in the book's player: cargo course open {}",
+            headline.name
+        ));
+    }
+    match broken_rule(outcome) {
+        Some(rule) => {
+            let shown = progress.hints_shown(rule);
+            let levels = rule.hint_levels();
+            if shown > 0 {
+                tail.push(String::new());
+            }
+            for (i, hint) in levels.iter().enumerate().take(usize::from(shown)) {
+                tail.push(format!("Hint {} of {HINT_LEVELS}: {hint}", i + 1));
+            }
+            if shown < HINT_LEVELS {
+                tail.push(String::new());
+                tail.push(format!(
+                    "h shows hint {} of {HINT_LEVELS} for this rule.",
+                    shown + 1
+                ));
+            }
+        }
+        None if matches!(outcome, Outcome::NotStarted { .. }) => {
+            tail.push(String::new());
+            tail.push("Start here: replace the todo!() named above, then save.".into());
+        }
+        None => {}
+    }
+    (head, report, tail)
+}
+
+/// Cuts `lines` to `room` lines, saying how many were left out.
+fn fit(mut lines: Vec<String>, room: Option<usize>) -> Vec<String> {
+    let Some(room) = room else {
+        return lines;
+    };
+    if lines.len() <= room {
+        return lines;
+    }
+    let keep = room.saturating_sub(1).max(3);
+    let cut = lines.len().saturating_sub(keep);
+    lines.truncate(keep);
+    lines.push(format!(
+        "… {cut} more lines: make the terminal taller, or run the check with cargo test -p exercises"
+    ));
+    lines
+}
