@@ -245,3 +245,89 @@ fn fit(mut lines: Vec<String>, room: Option<usize>) -> Vec<String> {
     ));
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Report;
+    use crate::verdict::{Property, Violation};
+    use crate::harness::results::CheckResult;
+
+    fn view(exercise: &'static str) -> View {
+        View {
+            exercise,
+            mode: Mode::Exercise,
+            status: Status::Watching,
+            news: Vec::new(),
+            has_run: false,
+            height: None,
+        }
+    }
+
+    fn graded(board: &mut Board, exercise: &str, outcome: &Outcome) {
+        let results: Vec<CheckResult> = board
+            .checks_of(exercise)
+            .map(|e| CheckResult {
+                name: e.name.to_string(),
+                outcome: outcome.clone(),
+                printed: String::new(),
+            })
+            .collect();
+        board.record(&results);
+    }
+
+    fn broken_release() -> Outcome {
+        let v = Violation::at(Property::ReleaseSparesOthers, 12_000, "A's release deleted B's lock");
+        Outcome::Failed {
+            report: Report::broken("release::slow_job", "your lock", v, vec![]).to_string(),
+        }
+    }
+
+    #[test]
+    fn the_screen_shows_one_exercise_its_report_and_the_hints_reached() {
+        let mut board = Board::new();
+        graded(&mut board, "token", &Outcome::Passed);
+        graded(&mut board, "release", &broken_release());
+        let mut progress = Progress::default();
+        let screen = draw(&board, &progress, &view("release"));
+        assert!(screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"), "{screen}");
+        assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
+        assert!(screen.contains("Broken rule:   a release must never delete another client's lock."), "{screen}");
+        assert!(screen.contains("token ✓"), "{screen}");
+        assert!(screen.contains("[██│"), "token's two cells are full:\n{screen}");
+        assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
+        assert!(!screen.contains("Hint 1 of 3"), "no hint before h:\n{screen}");
+        assert!(screen.ends_with(KEYS));
+
+        progress.next_hint(Property::ReleaseSparesOthers);
+        let screen = draw(&board, &progress, &view("release"));
+        let [nudge, idea, _] = Property::ReleaseSparesOthers.hint_levels();
+        assert!(screen.contains(&format!("Hint 1 of 3: {nudge}")), "{screen}");
+        assert!(!screen.contains(idea), "{screen}");
+        assert!(screen.contains("h shows hint 2 of 3"), "{screen}");
+    }
+
+    #[test]
+    fn a_compile_error_replaces_the_exercise_with_cargos_text() {
+        let board = Board::new();
+        let mut v = view("acquire");
+        v.status = Status::CompileError("error[E0425]: cannot find value `x`".into());
+        let screen = draw(&board, &Progress::default(), &v);
+        assert!(screen.contains("Your code does not compile; cargo says:"), "{screen}");
+        assert!(screen.contains("error[E0425]"), "{screen}");
+        assert!(!screen.contains("▶ acquire"), "{screen}");
+    }
+
+    #[test]
+    fn a_long_report_is_cut_to_the_terminal() {
+        let mut board = Board::new();
+        let long = (0..200).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        graded(&mut board, "token", &Outcome::Failed { report: long });
+        let mut v = view("token");
+        v.height = Some(40);
+        let screen = draw(&board, &Progress::default(), &v);
+        assert_eq!(screen.lines().count(), 40, "{screen}");
+        assert!(screen.contains("more lines"), "{screen}");
+        assert!(screen.ends_with(KEYS));
+    }
+}
