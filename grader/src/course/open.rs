@@ -177,7 +177,13 @@ fn serve_page(html: &str) -> Result<(), CourseError> {
         })?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(PORT);
     println!("Serving it on http://localhost:{port}/ (Ctrl-C stops).");
-    for stream in listener.incoming().flatten() {
+    serve_on(&listener, html, None);
+    Ok(())
+}
+
+/// Answers requests on `listener` with `html` (at most `requests`, if given).
+fn serve_on(listener: &TcpListener, html: &str, requests: Option<usize>) {
+    for stream in listener.incoming().flatten().take(requests.unwrap_or(usize::MAX)) {
         let mut reader = BufReader::new(&stream);
         let mut request = String::new();
         // The request line; the headers are read and ignored.
@@ -194,10 +200,76 @@ fn serve_page(html: &str) -> Result<(), CourseError> {
             ("405 Method Not Allowed", "only GET\n")
         };
         let response = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
             body.len()
         );
         let _ = (&stream).write_all(response.as_bytes());
     }
-    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::net::TcpStream;
+
+    use super::*;
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    }
+
+    fn book_timeline(name: &str) -> Timeline {
+        let path = root().join(format!("book/timelines/{name}.json"));
+        read_timeline(&path).expect("the book's timeline reads")
+    }
+
+    #[test]
+    fn the_page_starts_the_player_on_your_run_beside_a_correct_one() {
+        let mut mine = book_timeline("slow-job-plain-del");
+        mine.name = "slow-job".into();
+        mine.story = "A <b>slow</b> job".into();
+        let html = page(&root(), "release::slow_job", mine, Some(book_timeline("slow-job")))
+            .expect("the page is made");
+        assert!(html.contains(r#"data-timeline-player="your-slow-job""#), "starts on your run");
+        assert!(html.contains(r#""name":"your-slow-job""#));
+        assert!(html.contains(r#""name":"slow-job""#), "the correct run is in the menu");
+        assert!(html.contains(r#""your-slow-job":"Your run of release::slow_job""#));
+        assert!(html.contains("A &lt;b&gt;slow&lt;/b&gt; job"), "text is escaped");
+        for script in THEME {
+            let source = fs::read_to_string(root().join("book/theme").join(script)).unwrap();
+            assert!(html.contains(&source), "{script} is on the page");
+        }
+        let data = html
+            .split(r#"<script type="application/json" data-timelines="">"#)
+            .nth(1)
+            .and_then(|rest| rest.split("</script>").next())
+            .expect("the data is on the page");
+        let parsed: serde_json::Value = serde_json::from_str(data).expect("the data is JSON");
+        assert_eq!(parsed["timelines"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn no_kept_run_says_which_checks_keep_one() {
+        let empty = std::env::temp_dir().join(format!("no-runs-{}", std::process::id()));
+        let err = find(&empty, None).expect_err("nothing to open").to_string();
+        assert!(err.contains("No failed run is kept"), "{err}");
+        assert!(err.contains("scenarios::"), "{err}");
+    }
+
+    #[test]
+    fn the_server_answers_with_the_page() {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
+        let port = listener.local_addr().expect("its address").port();
+        let server = std::thread::spawn(move || serve_on(&listener, "<p>the page</p>", Some(1)));
+        let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).expect("connects");
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            .expect("sends");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("reads");
+        server.join().expect("the server ends after one request");
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(answer.ends_with("<p>the page</p>"), "{answer}");
+    }
 }
