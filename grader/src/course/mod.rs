@@ -99,6 +99,21 @@ pub struct BatchArgs {
     /// Grade only the checks whose name contains one of these (all without one).
     #[arg(value_name = "FILTER")]
     pub filters: Vec<String>,
+    /// Grade only shard K of N: the submissions whose place in the sorted list,
+    /// modulo N, is K (for a CI matrix that splits a class).
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+}
+
+/// Reads `K/N` with `K < N`.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+    match parsed {
+        Some((k, n)) if k < n => Ok((k, n)),
+        _ => Err(format!("{text:?} is not K/N with K < N, e.g. 0/4")),
+    }
 }
 
 /// Runs the command line and says how the process should exit.
