@@ -29,6 +29,8 @@
 //! - [`harness`] runs each check in a process of its own, for
 //!   `cargo test -p exercises`, so that every check ends with a verdict or
 //!   fails;
+//! - [`course`] is `cargo course`: the learner's loop and results for
+//!   machines, over the same harness;
 //! - [`demos`] lists the timelines the book shows, and [`recording`] keeps
 //!   a learner's failed scenario run for the book's player;
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
@@ -39,6 +41,7 @@ pub mod catalogue;
 pub mod checks;
 pub mod clock;
 pub mod confine;
+pub mod course;
 pub mod demos;
 pub mod error;
 pub mod explore;

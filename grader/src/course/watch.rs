@@ -246,7 +246,7 @@ impl Loop {
     fn graded(&mut self, results: Result<Results, CourseError>) {
         let checks = match results {
             Ok(Results::Graded { checks }) => checks,
-            Ok(Results::CompileError { output }) => {
+            Ok(Results::CompileError { output, .. }) => {
                 self.passes.clear();
                 self.view.status = Status::CompileError(output);
                 return;
@@ -367,7 +367,10 @@ fn grader_thread(options: Options, events: Sender<Event>) -> Sender<(u64, Pass)>
 
 /// Watches `dir` for saves of `.rs` files; each save, once the files are
 /// quiet for [`DEBOUNCE`], becomes one [`Event::Saved`].
-fn watch_sources(dir: &Path, events: Sender<Event>) -> Result<impl Watcher, CourseError> {
+fn watch_sources(
+    dir: &Path,
+    events: Sender<Event>,
+) -> Result<notify::RecommendedWatcher, CourseError> {
     let (raw, changes) = mpsc::channel::<PathBuf>();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };
