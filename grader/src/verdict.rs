@@ -235,9 +235,9 @@ impl Property {
                 "Send `SET key token NX PX ttl_ms` and nothing after a nil reply.",
             ],
             Property::AcquireRespectsHolder | Property::OneWinner => [
-                "What if another client acts between your check and your write?",
-                "Checking and taking must be one atomic step in Redis, never a read in Rust followed \
-                 by a write.",
+                "What does your acquire do when the key already exists?",
+                "Only Redis may decide, in one atomic step, to write the key only if it is missing: \
+                 a look in Rust first (GET, EXISTS) leaves a gap for another client.",
                 "`SET key token NX PX ttl_ms` alone: no GET or EXISTS before it.",
             ],
             Property::LockHasTtl => [

@@ -23,7 +23,6 @@ use crate::recording;
 use crate::timeline::Timeline;
 
 use super::error::CourseError;
-use super::watch::runs_dir;
 
 /// The port tried first; a free one is taken when it is in use.
 pub const PORT: u16 = 3001;
@@ -34,6 +33,20 @@ const THEME: [&str; 3] = [
     "timeline-messages.js",
     "timeline-player.js",
 ];
+
+/// Where the kept runs of the course at `root` are: `course/runs` in its
+/// target directory.
+pub fn runs_dir(root: &Path) -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_relative() {
+        root.join(target)
+    } else {
+        target
+    };
+    target.join(recording::RUNS_SUBDIR)
+}
 
 /// Opens the kept run of `check` (or of the first check that has one) in
 /// the course at `root`; serves it unless `serve` is false.

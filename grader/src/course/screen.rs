@@ -13,6 +13,9 @@ use crate::harness::Outcome;
 use super::board::{self, Board, Entry, broken_rule};
 use super::progress::{HINT_LEVELS, Progress};
 
+/// How wide a line of check marks grows before the next begins.
+const MARKS_WIDTH: usize = 100;
+
 /// The keys, as the last line shows them.
 pub const KEYS: &str = "h hint · n/p next/previous exercise · l list · r re-run · q quit";
 
@@ -49,8 +52,8 @@ pub struct View {
     pub status: Status,
     /// A line of news for the learner, e.g. an exercise just completed.
     pub news: Vec<String>,
-    /// Whether the headline check has a kept run for the player.
-    pub has_run: bool,
+    /// The first check of the exercise whose failed run is kept for the player.
+    pub kept_run: Option<&'static str>,
     /// The terminal's height in lines, when known: a long report is cut to fit.
     pub height: Option<usize>,
 }
@@ -173,11 +176,16 @@ fn exercise(board: &Board, progress: &Progress, view: &View) -> (Vec<String>, Ve
         format!("  Read: chapter {}", board::chapter_of(x)),
         String::new(),
     ];
-    let marks: Vec<String> = board
-        .checks_of(x)
-        .map(|e| format!("{} {}", mark(e), short(e.name)))
-        .collect();
-    head.push(format!("  {}", marks.join("   ")));
+    // The checks, a few to a line.
+    let mut line = String::new();
+    for entry in board.checks_of(x) {
+        let item = format!("{} {}", mark(entry), short(entry.name));
+        if !line.is_empty() && line.chars().count() + item.chars().count() > MARKS_WIDTH {
+            head.push(std::mem::take(&mut line));
+        }
+        line = if line.is_empty() { format!("  {item}") } else { format!("{line}   {item}") };
+    }
+    head.push(line);
     head.push(String::new());
     let mut tail = Vec::new();
     let Some(headline) = board.headline(x) else {
@@ -195,11 +203,11 @@ fn exercise(board: &Board, progress: &Progress, view: &View) -> (Vec<String>, Ve
         .lines()
         .map(str::to_string)
         .collect();
-    if view.has_run {
+    if let Some(check) = view.kept_run {
         tail.push(String::new());
         tail.push(format!(
-            "Step through this run second by second in the book's player: cargo course open {}",
-            headline.name
+            "Step through the failed run of {check} second by second in the book's player: \
+             cargo course open {check}"
         ));
     }
     match broken_rule(outcome) {
@@ -259,7 +267,7 @@ mod tests {
             mode: Mode::Exercise,
             status: Status::Watching,
             news: Vec::new(),
-            has_run: false,
+            kept_run: None,
             height: None,
         }
     }

@@ -22,6 +22,7 @@ use notify::{EventKind, RecursiveMode, Watcher};
 use super::board::{self, Board, SCENARIOS, broken_rule};
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
+use super::open::runs_dir;
 use super::progress::Progress;
 use super::screen::{self, Mode, Status, View};
 use super::terminal::{self, RawKeys};
@@ -96,7 +97,7 @@ pub fn run(root: PathBuf) -> Result<ExitCode, CourseError> {
             mode: Mode::Exercise,
             status: Status::Grading,
             news: Vec::new(),
-            has_run: false,
+            kept_run: None,
             height: terminal::height(),
         },
         generation: 0,
@@ -305,10 +306,15 @@ impl Loop {
     }
 
     fn draw(&mut self) {
-        self.view.has_run = self
+        let runs = runs_dir(&self.root);
+        self.view.kept_run = self
             .board
-            .headline(self.view.exercise)
-            .is_some_and(|e| recording::file(&runs_dir(&self.root), e.name).exists());
+            .checks_of(self.view.exercise)
+            .find(|e| {
+                e.outcome.as_ref().is_some_and(|o| !o.passed())
+                    && recording::file(&runs, e.name).exists()
+            })
+            .map(|e| e.name);
         terminal::show(&screen::draw(&self.board, &self.progress, &self.view));
     }
 
@@ -320,20 +326,6 @@ impl Loop {
             )];
         }
     }
-}
-
-/// Where the kept runs of the course at `root` are: `course/runs` in its
-/// target directory.
-pub fn runs_dir(root: &Path) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_relative() {
-        root.join(target)
-    } else {
-        target
-    };
-    target.join(recording::RUNS_SUBDIR)
 }
 
 /// How the loop grades: in colour when the screen is a terminal, keeping
