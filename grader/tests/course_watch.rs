@@ -34,7 +34,17 @@ impl Pane {
             socket: format!("course-watch-test-{}", std::process::id()),
         };
         let status = Command::new("tmux")
-            .args(["-L", &pane.socket, "new-session", "-d", "-x", "160", "-y", "70", "-c"])
+            .args([
+                "-L",
+                &pane.socket,
+                "new-session",
+                "-d",
+                "-x",
+                "160",
+                "-y",
+                "70",
+                "-c",
+            ])
             .arg(dir)
             .arg(command)
             .status()
@@ -67,7 +77,12 @@ impl Pane {
     }
 
     /// Waits until the screen satisfies `ready`, and returns it with the time it took.
-    fn wait(&self, what: &str, limit: Duration, ready: impl Fn(&str) -> bool) -> (String, Duration) {
+    fn wait(
+        &self,
+        what: &str,
+        limit: Duration,
+        ready: impl Fn(&str) -> bool,
+    ) -> (String, Duration) {
         let started = Instant::now();
         loop {
             let screen = self.screen();
@@ -99,7 +114,13 @@ fn scratch_copy(into: &Path) -> PathBuf {
     let listed = Command::new("git")
         .arg("-C")
         .arg(&root)
-        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
         .output()
         .expect("git lists the workspace's files");
     assert!(listed.status.success(), "git ls-files failed");
@@ -117,10 +138,21 @@ fn scratch_copy(into: &Path) -> PathBuf {
     for args in [
         &["init", "-q"][..],
         &["add", "-A"],
-        &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "course"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "course",
+        ],
     ] {
         let ok = Command::new("git").arg("-C").arg(&work).args(args).status();
-        assert!(ok.is_ok_and(|s| s.success()), "git {args:?} in the scratch copy");
+        assert!(
+            ok.is_ok_and(|s| s.success()),
+            "git {args:?} in the scratch copy"
+        );
     }
     work
 }
@@ -160,12 +192,17 @@ fn the_watch_loop_follows_the_learner() {
         s.contains("▶ token") && s.contains("not started") && s.contains("watching")
     });
     assert!(screen.contains("0/2"), "{screen}");
-    assert!(screen.contains("h hint · n/p"), "the keys are shown:\n{screen}");
+    assert!(
+        screen.contains("h hint · n/p"),
+        "the keys are shown:\n{screen}"
+    );
 
     // A finished exercise is announced, with the next one and its chapter.
     let started = Instant::now();
     save(&src.join("token.rs"), &reference(&work, "token"));
-    let (screen, _) = pane.wait("token to pass", WARM, |s| s.contains("✓ token passes all 2 checks"));
+    let (screen, _) = pane.wait("token to pass", WARM, |s| {
+        s.contains("✓ token passes all 2 checks")
+    });
     let to_verdict = started.elapsed();
     assert!(
         screen.contains("Next: acquire, in exercises/src/acquire.rs; read chapter 1,"),
@@ -178,7 +215,10 @@ fn the_watch_loop_follows_the_learner() {
     let (screen, _) = pane.wait("the compile error", WARM, |s| {
         s.contains("Your code does not compile") && s.contains("error")
     });
-    assert!(screen.contains("acquire.rs"), "cargo names the file:\n{screen}");
+    assert!(
+        screen.contains("acquire.rs"),
+        "cargo names the file:\n{screen}"
+    );
 
     // A broken rule: its report, then its hints one at a time.
     let without_nx = reference(&work, "acquire").replace(".arg(\"NX\")", "");
@@ -192,7 +232,9 @@ fn the_watch_loop_follows_the_learner() {
     assert!(screen.contains("▶ acquire"), "{screen}");
     assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
     pane.keys("h");
-    pane.wait("the first hint", WARM, |s| s.contains("Hint 1 of 3:") && !s.contains("Hint 2 of 3:"));
+    pane.wait("the first hint", WARM, |s| {
+        s.contains("Hint 1 of 3:") && !s.contains("Hint 2 of 3:")
+    });
     pane.keys("h");
     pane.wait("the second hint", WARM, |s| s.contains("Hint 2 of 3:"));
 
@@ -202,7 +244,9 @@ fn the_watch_loop_follows_the_learner() {
     pane.keys("p");
     pane.wait("back to acquire", WARM, |s| s.contains("▶ acquire"));
     pane.keys("l");
-    pane.wait("the list", WARM, |s| s.contains("Every check") && s.contains("storage ("));
+    pane.wait("the list", WARM, |s| {
+        s.contains("Every check") && s.contains("storage (")
+    });
     pane.keys("l");
 
     // q quits and leaves the progress behind.
@@ -214,7 +258,10 @@ fn the_watch_loop_follows_the_learner() {
     let progress = fs::read_to_string(work.join(".course-progress")).expect("progress was kept");
     assert!(progress.contains("done = token\n"), "{progress}");
     assert!(progress.contains("exercise = acquire\n"), "{progress}");
-    assert!(progress.contains(" = 2\n"), "two hints of one rule:\n{progress}");
+    assert!(
+        progress.contains(" = 2\n"),
+        "two hints of one rule:\n{progress}"
+    );
 
     eprintln!(
         "cargo course: first verdict {:.1} s (build included); save → verdict {:.2} s (token \

@@ -12,7 +12,8 @@ use grader::timeline::Timeline;
 
 #[test]
 fn a_failed_scenario_keeps_its_run_until_it_passes() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kept-runs-{}", std::process::id()));
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kept-runs-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // SAFETY: this test binary has this one test, so no other thread reads the environment yet.
     unsafe { std::env::set_var(RUNS_DIR_VAR, &dir) };
@@ -28,9 +29,13 @@ fn a_failed_scenario_keeps_its_run_until_it_passes() {
     assert!(matches!(verdict, Verdict::Fail(_)), "{verdict:?}");
     let text = std::fs::read_to_string(&kept).expect("the failed run is kept");
     let run: Timeline = serde_json::from_str(&text).expect("the kept run is a timeline");
-    run.validate("slow-job").expect("the kept run is a whole timeline of its story");
+    run.validate("slow-job")
+        .expect("the kept run is a whole timeline of its story");
     assert_eq!(run.implementation, wrong.lock.name);
-    assert!(!run.messages.is_empty(), "the player's message diagram has the commands");
+    assert!(
+        !run.messages.is_empty(),
+        "the player's message diagram has the commands"
+    );
 
     let verdict = check.run(&REFERENCE).expect("the check runs");
     assert_eq!(verdict, Verdict::Pass);

@@ -222,7 +222,14 @@ mod tests {
         let board = Board::new();
         assert_eq!(
             board.exercises(),
-            ["token", "acquire", "release", "fencing", "storage", "scenarios"]
+            [
+                "token",
+                "acquire",
+                "release",
+                "fencing",
+                "storage",
+                "scenarios"
+            ]
         );
         for exercise in board.exercises() {
             assert!(board.tally(exercise).total > 0, "{exercise} has checks");
@@ -239,12 +246,18 @@ mod tests {
         let not_started = Outcome::NotStarted {
             message: "not started".into(),
         };
-        assert!(board.record(&all_of(&board, "token", not_started)).is_empty());
+        assert!(
+            board
+                .record(&all_of(&board, "token", not_started))
+                .is_empty()
+        );
         let done = board.record(&all_of(&board, "token", Outcome::Passed));
         assert_eq!(done, ["token"]);
         assert_eq!(board.current(), Some("acquire"));
         assert!(
-            board.record(&all_of(&board, "token", Outcome::Passed)).is_empty(),
+            board
+                .record(&all_of(&board, "token", Outcome::Passed))
+                .is_empty(),
             "an exercise is announced once, when it becomes complete"
         );
     }
@@ -254,9 +267,19 @@ mod tests {
         let mut board = Board::new();
         let names: Vec<&str> = board.checks_of("release").map(|e| e.name).collect();
         board.record(&[
-            result(names[0], Outcome::NotStarted { message: "stub".into() }),
+            result(
+                names[0],
+                Outcome::NotStarted {
+                    message: "stub".into(),
+                },
+            ),
             result(names[1], Outcome::Passed),
-            result(names[2], Outcome::Failed { report: "broke".into() }),
+            result(
+                names[2],
+                Outcome::Failed {
+                    report: "broke".into(),
+                },
+            ),
         ]);
         assert_eq!(board.headline("release").map(|e| e.name), Some(names[2]));
         assert_eq!(board.tally("release").passed, 1);

@@ -156,7 +156,9 @@ pub fn main(cli: Cli) -> ExitCode {
     let result = match cli.command.unwrap_or(Command::Watch) {
         Command::Watch => watch::run(grade::course_root()),
         Command::Reset(args) => reset::run(&grade::course_root(), &args.exercise, args.yes),
-        Command::Open(args) => open::run(&grade::course_root(), args.check.as_deref(), !args.no_serve),
+        Command::Open(args) => {
+            open::run(&grade::course_root(), args.check.as_deref(), !args.no_serve)
+        }
         Command::Grade(args) => grade::command(&args),
         Command::Doctor => Ok(doctor::command()),
         Command::Batch(args) => batch::command(&args),

@@ -54,7 +54,12 @@ pub fn run(root: &Path, check: Option<&str>, serve: bool) -> Result<ExitCode, Co
     let runs = runs_dir(root);
     let (check, path) = find(&runs, check)?;
     let mine = read_timeline(&path)?;
-    let reference = read_timeline(&root.join("book/timelines").join(format!("{}.json", mine.name))).ok();
+    let reference = read_timeline(
+        &root
+            .join("book/timelines")
+            .join(format!("{}.json", mine.name)),
+    )
+    .ok();
     let html = page(root, &check, mine, reference)?;
     let out = runs.parent().unwrap_or(&runs).join("player.html");
     fs::write(&out, &html).map_err(|source| CourseError::File {
@@ -78,7 +83,9 @@ fn find(runs: &Path, check: Option<&str>) -> Result<(String, PathBuf), CourseErr
         .filter(|(_, path)| path.is_file())
         .collect();
     let found = match check {
-        Some(wanted) => kept.iter().find(|(name, _)| name == wanted || name.ends_with(&format!("::{wanted}"))),
+        Some(wanted) => kept
+            .iter()
+            .find(|(name, _)| name == wanted || name.ends_with(&format!("::{wanted}"))),
         None => kept.first(),
     };
     found.cloned().ok_or_else(|| {
@@ -196,7 +203,11 @@ fn serve_page(html: &str) -> Result<(), CourseError> {
 
 /// Answers requests on `listener` with `html` (at most `requests`, if given).
 fn serve_on(listener: &TcpListener, html: &str, requests: Option<usize>) {
-    for stream in listener.incoming().flatten().take(requests.unwrap_or(usize::MAX)) {
+    for stream in listener
+        .incoming()
+        .flatten()
+        .take(requests.unwrap_or(usize::MAX))
+    {
         let mut reader = BufReader::new(&stream);
         let mut request = String::new();
         // The request line; the headers are read and ignored.
@@ -242,13 +253,27 @@ mod tests {
         let mut mine = book_timeline("slow-job-plain-del");
         mine.name = "slow-job".into();
         mine.story = "A <b>slow</b> job".into();
-        let html = page(&root(), "release::slow_job", mine, Some(book_timeline("slow-job")))
-            .expect("the page is made");
-        assert!(html.contains(r#"data-timeline-player="your-slow-job""#), "starts on your run");
+        let html = page(
+            &root(),
+            "release::slow_job",
+            mine,
+            Some(book_timeline("slow-job")),
+        )
+        .expect("the page is made");
+        assert!(
+            html.contains(r#"data-timeline-player="your-slow-job""#),
+            "starts on your run"
+        );
         assert!(html.contains(r#""name":"your-slow-job""#));
-        assert!(html.contains(r#""name":"slow-job""#), "the correct run is in the menu");
+        assert!(
+            html.contains(r#""name":"slow-job""#),
+            "the correct run is in the menu"
+        );
         assert!(html.contains(r#""your-slow-job":"Your run of release::slow_job""#));
-        assert!(html.contains("A &lt;b&gt;slow&lt;/b&gt; job"), "text is escaped");
+        assert!(
+            html.contains("A &lt;b&gt;slow&lt;/b&gt; job"),
+            "text is escaped"
+        );
         for script in THEME {
             let source = fs::read_to_string(root().join("book/theme").join(script)).unwrap();
             assert!(html.contains(&source), "{script} is on the page");

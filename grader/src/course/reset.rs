@@ -32,9 +32,11 @@ pub fn run(root: &Path, exercise: &str, yes: bool) -> Result<ExitCode, CourseErr
         println!("{file} is already the stub of commit {commit}: nothing to do.");
         return Ok(ExitCode::SUCCESS);
     }
-    if !yes && !confirm(&format!(
-        "Put {file} back to the stub of commit {commit}? What is in it now is lost. [y/N] "
-    )) {
+    if !yes
+        && !confirm(&format!(
+            "Put {file} back to the stub of commit {commit}? What is in it now is lost. [y/N] "
+        ))
+    {
         println!("Left {file} as it is.");
         return Ok(ExitCode::SUCCESS);
     }

@@ -70,9 +70,15 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
     let footer = vec![String::new(), KEYS.to_string()];
     let (head, report, tail) = match (&view.status, view.mode) {
         (Status::CompileError(output), _) => (
-            vec!["Your code does not compile; cargo says:".to_string(), String::new()],
+            vec![
+                "Your code does not compile; cargo says:".to_string(),
+                String::new(),
+            ],
             output.lines().map(str::to_string).collect(),
-            vec![String::new(), "Save the file again when it is fixed.".to_string()],
+            vec![
+                String::new(),
+                "Save the file again when it is fixed.".to_string(),
+            ],
         ),
         (Status::Trouble(what), _) => (
             vec!["The grader could not grade:".to_string(), String::new()],
@@ -153,10 +159,7 @@ fn list(board: &Board) -> Vec<String> {
     for exercise in board.exercises() {
         let t = board.tally(exercise);
         let file = board::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
-        out.push(format!(
-            "  {exercise} ({file}): {}/{}",
-            t.passed, t.total
-        ));
+        out.push(format!("  {exercise} ({file}): {}/{}", t.passed, t.total));
         for entry in board.checks_of(exercise) {
             out.push(format!("      {} {}", mark(entry), short(entry.name)));
         }
@@ -167,10 +170,15 @@ fn list(board: &Board) -> Vec<String> {
 }
 
 /// The exercise in view: its header and checks, the report, the hints.
-fn exercise(board: &Board, progress: &Progress, view: &View) -> (Vec<String>, Vec<String>, Vec<String>) {
+fn exercise(
+    board: &Board,
+    progress: &Progress,
+    view: &View,
+) -> (Vec<String>, Vec<String>, Vec<String>) {
     let x = view.exercise;
     let t = board.tally(x);
-    let place = board::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
+    let place =
+        board::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
         format!("  Read: chapter {}", board::chapter_of(x)),
@@ -183,7 +191,11 @@ fn exercise(board: &Board, progress: &Progress, view: &View) -> (Vec<String>, Ve
         if !line.is_empty() && line.chars().count() + item.chars().count() > MARKS_WIDTH {
             head.push(std::mem::take(&mut line));
         }
-        line = if line.is_empty() { format!("  {item}") } else { format!("{line}   {item}") };
+        line = if line.is_empty() {
+            format!("  {item}")
+        } else {
+            format!("{line}   {item}")
+        };
     }
     head.push(line);
     head.push(String::new());
@@ -257,9 +269,9 @@ fn fit(mut lines: Vec<String>, room: Option<usize>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::results::CheckResult;
     use crate::report::Report;
     use crate::verdict::{Property, Violation};
-    use crate::harness::results::CheckResult;
 
     fn view(exercise: &'static str) -> View {
         View {
@@ -285,7 +297,11 @@ mod tests {
     }
 
     fn broken_release() -> Outcome {
-        let v = Violation::at(Property::ReleaseSparesOthers, 12_000, "A's release deleted B's lock");
+        let v = Violation::at(
+            Property::ReleaseSparesOthers,
+            12_000,
+            "A's release deleted B's lock",
+        );
         Outcome::Failed {
             report: Report::broken("release::slow_job", "your lock", v, vec![]).to_string(),
         }
@@ -298,19 +314,34 @@ mod tests {
         graded(&mut board, "release", &broken_release());
         let mut progress = Progress::default();
         let screen = draw(&board, &progress, &view("release"));
-        assert!(screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"), "{screen}");
+        assert!(
+            screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"),
+            "{screen}"
+        );
         assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
-        assert!(screen.contains("Broken rule:   a release must never delete another client's lock."), "{screen}");
+        assert!(
+            screen.contains("Broken rule:   a release must never delete another client's lock."),
+            "{screen}"
+        );
         assert!(screen.contains("token ✓"), "{screen}");
-        assert!(screen.contains("[██│"), "token's two cells are full:\n{screen}");
+        assert!(
+            screen.contains("[██│"),
+            "token's two cells are full:\n{screen}"
+        );
         assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
-        assert!(!screen.contains("Hint 1 of 3"), "no hint before h:\n{screen}");
+        assert!(
+            !screen.contains("Hint 1 of 3"),
+            "no hint before h:\n{screen}"
+        );
         assert!(screen.ends_with(KEYS));
 
         progress.next_hint(Property::ReleaseSparesOthers);
         let screen = draw(&board, &progress, &view("release"));
         let [nudge, idea, _] = Property::ReleaseSparesOthers.hint_levels();
-        assert!(screen.contains(&format!("Hint 1 of 3: {nudge}")), "{screen}");
+        assert!(
+            screen.contains(&format!("Hint 1 of 3: {nudge}")),
+            "{screen}"
+        );
         assert!(!screen.contains(idea), "{screen}");
         assert!(screen.contains("h shows hint 2 of 3"), "{screen}");
     }
@@ -321,7 +352,10 @@ mod tests {
         let mut v = view("acquire");
         v.status = Status::CompileError("error[E0425]: cannot find value `x`".into());
         let screen = draw(&board, &Progress::default(), &v);
-        assert!(screen.contains("Your code does not compile; cargo says:"), "{screen}");
+        assert!(
+            screen.contains("Your code does not compile; cargo says:"),
+            "{screen}"
+        );
         assert!(screen.contains("error[E0425]"), "{screen}");
         assert!(!screen.contains("▶ acquire"), "{screen}");
     }
@@ -329,7 +363,10 @@ mod tests {
     #[test]
     fn a_long_report_is_cut_to_the_terminal() {
         let mut board = Board::new();
-        let long = (0..200).map(|i| format!("line {i}")).collect::<Vec<_>>().join("\n");
+        let long = (0..200)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
         graded(&mut board, "token", &Outcome::Failed { report: long });
         let mut v = view("token");
         v.height = Some(40);

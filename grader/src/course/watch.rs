@@ -288,10 +288,10 @@ impl Loop {
             .find(|x| !self.board.tally(x).done());
         match next {
             Some(next) => {
-                let place = board::file_of(next)
-                    .map_or("the book's stories, with your whole lock".to_string(), |f| {
-                        format!("in {f}")
-                    });
+                let place = board::file_of(next).map_or(
+                    "the book's stories, with your whole lock".to_string(),
+                    |f| format!("in {f}"),
+                );
                 format!(
                     "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
                     board::chapter_of(next)
@@ -349,7 +349,13 @@ fn grader_thread(options: Options, events: Sender<Event>) -> Sender<(u64, Pass)>
             let mut options = options.clone();
             options.filters = filters;
             let results = grade::run(&options);
-            if events.send(Event::Graded { generation, results }).is_err() {
+            if events
+                .send(Event::Graded {
+                    generation,
+                    results,
+                })
+                .is_err()
+            {
                 break;
             }
         }

@@ -34,8 +34,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use arguments::Arguments;
-pub(crate) use child::CHECK_VAR;
 pub use capture::Output;
+pub(crate) use child::CHECK_VAR;
 pub use outcome::{Cause, End, Outcome};
 pub use summary::Counts;
 pub use supervise::{Finished, Limits};
