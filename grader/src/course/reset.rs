@@ -95,3 +95,43 @@ fn confirm(question: &str) -> bool {
     }
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git_ok(root: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .status();
+        assert!(ok.is_ok_and(|s| s.success()), "git {args:?}");
+    }
+
+    #[test]
+    fn reset_skips_the_learners_own_commits_back_to_the_stub() {
+        let root = std::env::temp_dir().join(format!("course-reset-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let file = root.join("exercises/src/release.rs");
+        std::fs::create_dir_all(file.parent().expect("a folder")).expect("mkdir");
+        git_ok(&root, &["init", "-q"]);
+        std::fs::write(&file, "fn release() { todo!(\"write it\") }\n").expect("write");
+        git_ok(&root, &["add", "-A"]);
+        git_ok(&root, &["commit", "-qm", "the course"]);
+        std::fs::write(&file, "fn release() { 1 }\n").expect("write");
+        git_ok(&root, &["commit", "-qam", "my solution"]);
+        std::fs::write(&file, "fn release() { 2 }\n").expect("write");
+
+        let (_, stub) = committed_stub(&root, "exercises/src/release.rs").expect("a stub");
+        assert!(stub.contains("todo!(\"write it\")"), "{stub}");
+        run(&root, "release", true).expect("reset runs");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), stub);
+        assert!(
+            run(&root, "scenarios", true).is_err(),
+            "scenarios is no file"
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
