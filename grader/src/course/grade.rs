@@ -19,8 +19,8 @@ use super::error::CourseError;
 use super::process;
 use super::{GradeArgs, format};
 use crate::checks;
-use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
 use crate::harness::{Arguments, Outcome};
+use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
 
 /// How to grade.
 #[derive(Clone, Debug)]
