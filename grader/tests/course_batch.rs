@@ -33,7 +33,10 @@ fn reference(exercise: &str, insert: &str) -> String {
         return text;
     }
     let anchor = ") -> RedisResult<bool> {\n";
-    let at = text.find(anchor).expect("acquire returns RedisResult<bool>") + anchor.len();
+    let at = text
+        .find(anchor)
+        .expect("acquire returns RedisResult<bool>")
+        + anchor.len();
     format!("{}    {insert}\n{}", &text[..at], &text[at..])
 }
 
@@ -87,7 +90,11 @@ fn of<'a>(graded: &'a [Graded], student: &str) -> &'a Results {
 fn no_pass_anywhere(student: &str, results: &Results) {
     let rows = format::rows(results);
     assert!(!rows.is_empty(), "{student}: no rows");
-    assert!(rows.iter().all(|r| r.status != Status::Pass && r.points == 0), "{student}: {rows:?}");
+    assert!(
+        rows.iter()
+            .all(|r| r.status != Status::Pass && r.points == 0),
+        "{student}: {rows:?}"
+    );
 
     let github: serde_json::Value =
         serde_json::from_str(&format::render(Format::Github, results).text).expect("github JSON");
@@ -106,11 +113,15 @@ fn no_pass_anywhere(student: &str, results: &Results) {
 
     let junit = format::render(Format::Junit, results).text;
     let doc = roxmltree::Document::parse(&junit).expect("JUnit XML parses");
-    let cases: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("testcase")).collect();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
     assert_eq!(cases.len(), rows.len(), "{student}: one testcase per check");
     for case in cases {
         assert!(
-            case.children().any(|c| c.has_tag_name("failure") || c.has_tag_name("error")),
+            case.children()
+                .any(|c| c.has_tag_name("failure") || c.has_tag_name("error")),
             "{student}: {:?} has neither failure nor error",
             case.attribute("name")
         );
@@ -141,21 +152,37 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
         serde_json::from_str(&format::render(Format::Github, correct).text).expect("JSON");
     assert_eq!(github["status"], "pass");
     assert_eq!(github["max_score"], 23);
-    let scores: u64 = github["tests"].as_array().expect("tests").iter().map(|t| t["score"].as_u64().unwrap_or(0)).sum();
+    let scores: u64 = github["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .map(|t| t["score"].as_u64().unwrap_or(0))
+        .sum();
     assert_eq!(scores, 23);
 
     // The tampered harness was not used, and the change is flagged.
-    let tampered = graded.iter().find(|g| g.student == "tampered").expect("graded");
+    let tampered = graded
+        .iter()
+        .find(|g| g.student == "tampered")
+        .expect("graded");
     assert_eq!(tampered.changed, ["exercises/tests/grade.rs"]);
     no_pass_anywhere("tampered", of(&graded, "tampered"));
-    assert!(graded.iter().filter(|g| g.student != "tampered").all(|g| g.changed.is_empty()));
+    assert!(
+        graded
+            .iter()
+            .filter(|g| g.student != "tampered")
+            .all(|g| g.changed.is_empty())
+    );
 
     // A hanging acquire and an exiting one pass nothing.
     no_pass_anywhere("hangs", of(&graded, "hangs"));
     let exits = of(&graded, "exits");
     no_pass_anywhere("exits", exits);
     assert!(
-        exits.checks().iter().any(|c| format!("{:?}", c.outcome).contains("NoVerdict")),
+        exits
+            .checks()
+            .iter()
+            .any(|c| format!("{:?}", c.outcome).contains("NoVerdict")),
         "{exits:?}"
     );
 
@@ -176,7 +203,11 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     let csv = fs::read_to_string(out.join(report::CSV)).expect("CSV");
     assert_eq!(csv.lines().next(), Some(report::HEADER));
     assert_eq!(csv.lines().count(), 1 + 5 * 7);
-    assert_eq!(csv.lines().filter(|l| l.contains(",pass,")).count(), 7, "{csv}");
+    assert_eq!(
+        csv.lines().filter(|l| l.contains(",pass,")).count(),
+        7,
+        "{csv}"
+    );
     let html = fs::read_to_string(out.join(report::HTML)).expect("HTML");
     assert!(html.contains("exercises/tests/grade.rs"));
     let _ = fs::remove_dir_all(&root);

@@ -59,7 +59,9 @@ pub fn diagnose() -> Diagnosis {
             piece: "REDIS_URL",
             ok: false,
             detail: "not set".to_string(),
-            remedy: Some("set REDIS_URL=redis://HOST:PORT to grade against a server of your own".into()),
+            remedy: Some(
+                "set REDIS_URL=redis://HOST:PORT to grade against a server of your own".into(),
+            ),
         },
         Some(url) => match server::at_url(&url) {
             Ok(found) => Finding {
@@ -161,9 +163,12 @@ fn choose(
 ) -> Result<String, String> {
     let why_not = |f: &Finding| format!("{}: {}", f.piece, f.detail);
     match forced.trim() {
-        "url" if url.ok => Ok(format!("REDIS_URL, because GRADER_REDIS=url ({})", url.detail)),
+        "url" if url.ok => Ok(format!(
+            "REDIS_URL, because GRADER_REDIS=url ({})",
+            url.detail
+        )),
         "url" => Err(format!("GRADER_REDIS=url, but {}", why_not(url))),
-        "container" if docker.ok => Ok(format!("a container, because GRADER_REDIS=container")),
+        "container" if docker.ok => Ok("a container, because GRADER_REDIS=container".to_string()),
         "container" => Err(format!("GRADER_REDIS=container, but {}", why_not(docker))),
         "process" if process.ok => Ok(format!(
             "redis-server ({}), because GRADER_REDIS=process",
@@ -248,15 +253,25 @@ fn tool_version(tool: &str) -> Option<(PathBuf, String)> {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
-    let mut candidates: Vec<PathBuf> = cargo_home.map(|h| h.join("bin").join(tool)).into_iter().collect();
+    let mut candidates: Vec<PathBuf> = cargo_home
+        .map(|h| h.join("bin").join(tool))
+        .into_iter()
+        .collect();
     let path = std::env::var_os("PATH").unwrap_or_default();
     candidates.extend(std::env::split_paths(&path).map(|dir| dir.join(tool)));
-    candidates.into_iter().filter(|c| c.is_file()).find_map(|c| {
-        let output = Command::new(&c).arg("--version").output().ok()?;
-        let text = String::from_utf8_lossy(&output.stdout);
-        let version = text.split_whitespace().last()?.trim_start_matches('v').to_string();
-        Some((c, version))
-    })
+    candidates
+        .into_iter()
+        .filter(|c| c.is_file())
+        .find_map(|c| {
+            let output = Command::new(&c).arg("--version").output().ok()?;
+            let text = String::from_utf8_lossy(&output.stdout);
+            let version = text
+                .split_whitespace()
+                .last()?
+                .trim_start_matches('v')
+                .to_string();
+            Some((c, version))
+        })
 }
 
 /// The report, as printed.
@@ -273,7 +288,11 @@ pub fn render(diagnosis: &Diagnosis) -> String {
             }
         }
     };
-    section(&mut out, "Redis (the grader takes the first that works, in this order)", &diagnosis.redis);
+    section(
+        &mut out,
+        "Redis (the grader takes the first that works, in this order)",
+        &diagnosis.redis,
+    );
     match &diagnosis.choice {
         Ok(why) => out.push_str(&format!("  => grading uses {why}\n")),
         Err(why) => out.push_str(&format!(

@@ -19,8 +19,8 @@ use super::error::CourseError;
 use super::process;
 use super::{GradeArgs, format};
 use crate::checks;
-use crate::harness::{Arguments, Outcome};
 use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
+use crate::harness::{Arguments, Outcome};
 
 /// How to grade.
 #[derive(Clone, Debug)]
@@ -260,6 +260,44 @@ fn nonce() -> Result<String, CourseError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// A line per check, then the message of each that did not pass, then the
+/// points: what `cargo course grade` prints on standard error.
+pub fn summary(results: &Results) -> String {
+    let rows = format::rows(results);
+    let mut out = String::new();
+    if let Results::CompileError { output, .. } = results {
+        out.push_str(output);
+        out.push_str("\nThe exercises did not compile: no check ran.\n");
+    }
+    for row in &rows {
+        let mark = match row.status {
+            format::Status::Pass => "ok",
+            format::Status::Fail => "FAILED",
+            format::Status::Error => "NOT RUN",
+        };
+        out.push_str(&format!("{mark:>7}  {}\n", row.name));
+    }
+    for row in rows.iter().filter(|r| r.status != format::Status::Pass) {
+        if matches!(results, Results::Graded { .. }) {
+            out.push_str(&format!(
+                "\n---- {} ----\n{}\n",
+                row.name,
+                row.message.trim_end()
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n{} of {} checks passed: {} of {} points\n",
+        rows.iter()
+            .filter(|r| r.status == format::Status::Pass)
+            .count(),
+        rows.len(),
+        rows.iter().map(|r| r.points).sum::<u32>(),
+        rows.iter().map(|r| r.max_points).sum::<u32>()
+    ));
+    out
+}
+
 /// `cargo course grade`: grades this course's exercises and writes the
 /// results in the format asked for. Exits 0 when every check passed, 1 when
 /// one did not or the exercises did not compile.
@@ -267,6 +305,8 @@ pub fn command(args: &GradeArgs) -> Result<ExitCode, CourseError> {
     let mut options = Options::this_course();
     options.filters = args.filters.clone();
     let results = run(&options)?;
+    // For the person or the CI log: a line per check, and what failed.
+    eprint!("{}", summary(&results));
     let rendered = format::render(args.format, &results);
     let text = rendered.text;
     match &args.out {

@@ -73,7 +73,10 @@ mod tests {
             assert_eq!(n, 1, "{check} has {n} rows in POINTS; it needs exactly one");
         }
         for row in &rows {
-            assert!(checks.contains(row), "POINTS names {row}, which is no check");
+            assert!(
+                checks.contains(row),
+                "POINTS names {row}, which is no check"
+            );
         }
         assert!(POINTS.iter().all(|(_, points)| *points > 0));
     }

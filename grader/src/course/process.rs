@@ -44,8 +44,18 @@ pub fn run(command: &mut Command, input: &[u8], limit: Option<Duration>) -> io::
             String::from_utf8_lossy(&bytes).into_owned()
         })
     };
-    let stdout = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
-    let stderr = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let stdout = reader(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
+    let stderr = reader(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    );
     if let Some(mut stdin) = child.stdin.take() {
         // A command that does not read its input is not an error.
         let _ = stdin.write_all(input);

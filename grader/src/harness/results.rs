@@ -94,8 +94,12 @@ pub(super) fn write(path: &str, nonce: &str, results: &[(&str, Finished)]) -> io
 impl ResultsFile {
     /// Reads the file at `path` and accepts it only if it carries `nonce`.
     pub fn read(path: &Path, nonce: &str) -> Result<ResultsFile, String> {
-        let bytes = fs::read(path)
-            .map_err(|e| format!("the harness wrote no results file at {}: {e}", path.display()))?;
+        let bytes = fs::read(path).map_err(|e| {
+            format!(
+                "the harness wrote no results file at {}: {e}",
+                path.display()
+            )
+        })?;
         let file: ResultsFile = serde_json::from_slice(&bytes)
             .map_err(|e| format!("the results file {} is not readable: {e}", path.display()))?;
         if file.nonce != nonce {

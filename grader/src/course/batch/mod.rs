@@ -126,7 +126,9 @@ pub fn grade_all(
             let done = done.clone();
             let (next, submissions, pristine) = (&next, &submissions, &pristine);
             scope.spawn(move || {
-                while let Some((student, path)) = submissions.get(next.fetch_add(1, Ordering::Relaxed)) {
+                while let Some((student, path)) =
+                    submissions.get(next.fetch_add(1, Ordering::Relaxed))
+                {
                     let one = grade_one(batch, pristine, student, path, workspace, target);
                     if done.send(one).is_err() {
                         break;
@@ -204,7 +206,10 @@ fn grade_one(
 ) -> Graded {
     let started = Instant::now();
     let submission = Submission::read(path, pristine);
-    let changed = submission.as_ref().map(|s| s.changed.clone()).unwrap_or_default();
+    let changed = submission
+        .as_ref()
+        .map(|s| s.changed.clone())
+        .unwrap_or_default();
     let results = submission
         .and_then(|submission| {
             pristine.copy_to(workspace)?;

@@ -121,7 +121,10 @@ pub fn broken_rule(message: &str) -> Option<String> {
 
 /// The HTML summary for `graded`.
 pub fn html(graded: &[Graded], filters: &[String]) -> String {
-    let all: Vec<(&Graded, Vec<Row>)> = graded.iter().map(|g| (g, student_rows(g, filters))).collect();
+    let all: Vec<(&Graded, Vec<Row>)> = graded
+        .iter()
+        .map(|g| (g, student_rows(g, filters)))
+        .collect();
     let checks: Vec<String> = selected(filters);
     let mut rules: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
     let mut failed: BTreeMap<&str, usize> = BTreeMap::new();
@@ -145,7 +148,9 @@ pub fn html(graded: &[Graded], filters: &[String]) -> String {
          td.left,th.left{text-align:left}.flag{color:#a00}</style></head><body>\n",
     );
     let _ = writeln!(h, "<h1>Batch results: {} submissions</h1>", graded.len());
-    h.push_str("<h2>Students by check</h2>\n<table><tr><th class=\"left\">student</th><th>points</th>");
+    h.push_str(
+        "<h2>Students by check</h2>\n<table><tr><th class=\"left\">student</th><th>points</th>",
+    );
     for check in &checks {
         let _ = write!(h, "<th class=\"check\">{}</th>", escape(check));
     }
@@ -205,7 +210,11 @@ pub fn html(graded: &[Graded], filters: &[String]) -> String {
     let mut by_check: Vec<(&&str, &usize)> = failed.iter().collect();
     by_check.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     for (check, n) in by_check {
-        let _ = writeln!(h, "<tr><td class=\"left\">{}</td><td>{n}</td></tr>", escape(check));
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"left\">{}</td><td>{n}</td></tr>",
+            escape(check)
+        );
     }
     h.push_str("</table>\n</body></html>\n");
     h

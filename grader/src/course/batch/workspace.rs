@@ -83,9 +83,8 @@ impl Pristine {
                 fs::create_dir_all(parent).map_err(io("could not create", parent))?;
             }
             let meta = fs::metadata(&from).map_err(io("could not read", &from))?;
-            let same = fs::metadata(&to).is_ok_and(|m| {
-                m.len() == meta.len() && m.modified().ok() == meta.modified().ok()
-            });
+            let same = fs::metadata(&to)
+                .is_ok_and(|m| m.len() == meta.len() && m.modified().ok() == meta.modified().ok());
             if same {
                 continue;
             }
@@ -96,7 +95,10 @@ impl Pristine {
             }
         }
         let src = dest.join("exercises/src");
-        for entry in fs::read_dir(&src).map_err(io("could not read", &src))?.flatten() {
+        for entry in fs::read_dir(&src)
+            .map_err(io("could not read", &src))?
+            .flatten()
+        {
             let relative = Path::new("exercises/src").join(entry.file_name());
             if !self.files.contains(&relative) {
                 let _ = fs::remove_file(entry.path());
@@ -137,7 +139,9 @@ impl Submission {
                 if SKIPPED.contains(&shown.as_str()) {
                     continue;
                 }
-                let Ok(kind) = entry.file_type() else { continue };
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
                 if kind.is_dir() {
                     stack.push(rel);
                     continue;

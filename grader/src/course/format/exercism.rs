@@ -14,7 +14,14 @@ use super::super::grade::Results;
 use super::{Row, Status, overall, pretty};
 
 /// The exercises in order; a check's task id is its exercise's place, from 1.
-pub const TASKS: &[&str] = &["token", "acquire", "release", "fencing", "storage", "scenarios"];
+pub const TASKS: &[&str] = &[
+    "token",
+    "acquire",
+    "release",
+    "fencing",
+    "storage",
+    "scenarios",
+];
 
 /// The most a test's `output` may hold, in characters.
 const OUTPUT_MAX: usize = 500;
@@ -23,7 +30,10 @@ const MESSAGE_MAX: usize = 65_535;
 
 /// The task id of `exercise`: its place in [`TASKS`], from 1.
 pub fn task_id(exercise: &str) -> usize {
-    TASKS.iter().position(|t| *t == exercise).map_or(TASKS.len() + 1, |i| i + 1)
+    TASKS
+        .iter()
+        .position(|t| *t == exercise)
+        .map_or(TASKS.len() + 1, |i| i + 1)
 }
 
 /// Exercism's results for `results`.
@@ -33,9 +43,10 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
     if status == Status::Error {
         let message = match results {
             Results::CompileError { output, .. } => output.clone(),
-            Results::Graded { .. } => rows
-                .first()
-                .map_or_else(|| "no check was selected".to_string(), |r| r.message.clone()),
+            Results::Graded { .. } => rows.first().map_or_else(
+                || "no check was selected".to_string(),
+                |r| r.message.clone(),
+            ),
         };
         value["message"] = json!(truncate(&message, MESSAGE_MAX));
         return pretty(&value);

@@ -71,7 +71,11 @@ fn testcase(xml: &mut String, row: &Row) {
     };
     xml.push_str(">\n");
     if let Some(element) = element {
-        let first = row.message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let first = row
+            .message
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         let _ = writeln!(
             xml,
             "      <{element} message=\"{}\" type=\"{}\">{}</{element}>",
@@ -81,7 +85,11 @@ fn testcase(xml: &mut String, row: &Row) {
         );
     }
     if !row.printed.is_empty() {
-        let _ = writeln!(xml, "      <system-out>{}</system-out>", escape(&row.printed));
+        let _ = writeln!(
+            xml,
+            "      <system-out>{}</system-out>",
+            escape(&row.printed)
+        );
     }
     xml.push_str("    </testcase>\n");
 }

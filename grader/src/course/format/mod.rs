@@ -82,7 +82,11 @@ pub fn rows(results: &Results) -> Vec<Row> {
                     exercise: exercise_of(&c.name).to_string(),
                     status,
                     outcome,
-                    points: if status == Status::Pass { max_points } else { 0 },
+                    points: if status == Status::Pass {
+                        max_points
+                    } else {
+                        0
+                    },
                     max_points,
                     message: message(&c.name, &c.outcome),
                     printed: c.printed.clone(),
