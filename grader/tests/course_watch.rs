@@ -9,7 +9,8 @@
 //! all of it after `q`. It also measures the time from a save to the new
 //! verdict on screen (the course's target: under 3 s once built).
 //!
-//! Needs tmux and a Redis the grader can find (see the README). The scratch
+//! Needs tmux and a Redis the grader can find (see the README), and is run
+//! on its own (`-- --ignored`): it builds a workspace of its own. The scratch
 //! copy builds in a target directory of its own under `target/tmp`, kept
 //! between runs: the first run builds the grader once (minutes), later ones
 //! only the exercises.
@@ -178,6 +179,8 @@ fn reference(work: &Path, exercise: &str) -> String {
 }
 
 #[test]
+#[ignore = "builds a scratch copy of the workspace (minutes when cold) and needs tmux: \
+            cargo test -p grader --test course_watch -- --ignored"]
 fn the_watch_loop_follows_the_learner() {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("course-watch");
     let work = scratch_copy(&base);
