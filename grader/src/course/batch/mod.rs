@@ -177,7 +177,7 @@ fn prepare(
                 workspace.display()
             )));
         }
-        if started.elapsed() > Duration::from_secs(5) {
+        if started.elapsed() > Duration::from_secs(60) {
             eprintln!(
                 "batch: built the grader for worker {i} in {:.0} s (once: later batches reuse it)",
                 started.elapsed().as_secs_f64()
