@@ -33,7 +33,10 @@
 //! - [`harness`] runs each check in a process of its own, for
 //!   `cargo test -p exercises`, so that every check ends with a verdict or
 //!   fails;
-//! - [`demos`] lists the timelines the book shows;
+//! - [`course`] is `cargo course`: the learner's loop and results for
+//!   machines, over the same harness;
+//! - [`demos`] lists the timelines the book shows, and [`recording`] keeps
+//!   a learner's failed scenario run for the book's player;
 //! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
 //!   and the correct variants the grader is tested against.
 
@@ -42,6 +45,7 @@ pub mod catalogue;
 pub mod checks;
 pub mod clock;
 pub mod confine;
+pub mod course;
 pub mod demos;
 pub mod error;
 pub mod exercise;
@@ -53,6 +57,7 @@ pub mod model;
 pub mod nodes;
 pub mod prefix;
 pub mod probe;
+pub mod recording;
 pub mod reference;
 pub mod report;
 pub mod run;

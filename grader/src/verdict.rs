@@ -79,6 +79,43 @@ pub enum Property {
 }
 
 impl Property {
+    /// Every rule, in the order of the enum: for reading a rule back by its
+    /// name (`format!("{p:?}")`), as the learner's progress file stores it.
+    pub const ALL: [Property; 32] = [
+        Property::TokensUnique,
+        Property::TokensUnguessable,
+        Property::AcquireTakesFreeLock,
+        Property::AcquireRespectsHolder,
+        Property::AcquireLeavesHolderTtl,
+        Property::LockHasTtl,
+        Property::NoImmortalLock,
+        Property::OneWinner,
+        Property::ReleaseFreesOwnLock,
+        Property::ReleaseSparesOthers,
+        Property::ReleaseTellsTruth,
+        Property::ExtendRenewsOwnLock,
+        Property::ExtendSparesOthers,
+        Property::ExtendTellsTruth,
+        Property::KeeperRenewsInTime,
+        Property::KeeperStopsJob,
+        Property::KeeperStopsForGood,
+        Property::TokensGrow,
+        Property::StaleRequestsRejected,
+        Property::EqualTokensAccepted,
+        Property::FreshTokensAccepted,
+        Property::StorageKeepsValue,
+        Property::FencesNeverExpire,
+        Property::StorageRemembersHighest,
+        Property::CounterEndsRight,
+        Property::SameAsReference,
+        Property::KeepsToItsKeys,
+        Property::RedlockTakesMajority,
+        Property::RedlockNeedsMajority,
+        Property::RedlockValidity,
+        Property::RedlockReleasesOnFailure,
+        Property::RedlockSameAsReference,
+    ];
+
     /// The rule, as one sentence.
     pub fn rule(self) -> &'static str {
         match self {
@@ -276,6 +313,173 @@ impl Property {
                 "Redlock itself is the same on every node: SET NX PX with the TTL, a majority, the \
                  time spent and the drift subtracted, a release everywhere on failure."
             }
+        }
+    }
+
+    /// Three hints for a broken rule, to reveal one at a time (`h` in
+    /// `cargo course`): a nudge, the idea, then the Redis command or the
+    /// shape of the Lua script. [`Property::hint`] is what a report prints.
+    pub fn hint_levels(self) -> [&'static str; 3] {
+        match self {
+            Property::ExtendRenewsOwnLock | Property::ExtendTellsTruth => [
+                "After your extend, does the key's TTL read what you asked for, and does the answer match?",
+                "A renewal is the holder's alone, and the unit matters: the TTL is a Duration, and \
+                 PEXPIRE counts milliseconds, EXPIRE seconds.",
+                "Lua: `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', \
+                 KEYS[1], ARGV[2]) end return 0`, with ARGV[2] = `ttl.as_millis()`; true on 1.",
+            ],
+            Property::ExtendSparesOthers => [
+                "What does your extend do to a key that holds someone else's token, or no key at all?",
+                "Only the holder may renew: compare the token and renew in one step, and never \
+                 create a key that expired: a lost lock is lost.",
+                "One Lua script: GET, compare with ARGV[1], PEXPIRE only on a match, return 0 \
+                 otherwise; no SET anywhere.",
+            ],
+            Property::KeeperRenewsInTime => [
+                "How much of the TTL is left when your keeper renews?",
+                "Renew early and often enough that a late tick or two still finds the lock alive: \
+                 every third of the TTL, to the full TTL.",
+                "`if now - *renewed_at >= ttl / 3 { if extend(con, key, token, ttl)? { *renewed_at = \
+                 now } else { lost.store(true, SeqCst) } }`",
+            ],
+            Property::KeeperStopsJob => [
+                "When a renewal fails, who finds out, and when?",
+                "A failed renewal means the lock may already be someone else's: the job must learn it \
+                 before its next write, in the same tick.",
+                "On `extend` returning false, `lost.store(true, Ordering::SeqCst)` before returning; \
+                 renew only through your `extend`.",
+            ],
+            Property::KeeperStopsForGood => [
+                "After the lease is lost, what does your keeper still send?",
+                "A lost lease is over: someone else may have written in between, so the job stays \
+                 stopped and the keeper renews nothing.",
+                "Return at once while `lost` is set; never clear it and never SET the key again.",
+            ],
+            Property::RedlockTakesMajority | Property::RedlockNeedsMajority => [
+                "How many nodes said yes, and how many make a majority of all of them?",
+                "A Redlock is held only on more than half of all the nodes (3 of 5); a node that \
+                 errs or does not answer counts as a no, and must not end the call.",
+                "For each node `SET key token NX PX ttl_ms`, count the OKs ignoring errors, grant when \
+                 `count >= nodes.len() / 2 + 1`.",
+            ],
+            Property::RedlockValidity => [
+                "When did the TTL start on the first node, and when did you stop asking?",
+                "The keys started expiring while you were still asking the others, and clocks drift: \
+                 the lock is yours for less than the TTL.",
+                "`validity = ttl - (clock() after - clock() before) - (ttl / 100 + 2 ms)`; refuse when \
+                 it is not positive.",
+            ],
+            Property::RedlockReleasesOnFailure => [
+                "When your acquire gives up, which nodes still hold your token?",
+                "A node that seemed to refuse may have set the key and lost only its reply: a failed \
+                 acquire must undo itself everywhere.",
+                "Before returning None, call your release (compare-and-delete script) on every node.",
+            ],
+            Property::RedlockSameAsReference => [
+                "Step through the story: at which second does your Redlock act differently?",
+                "The algorithm is the same on every node and every time: SET NX PX, a majority, the \
+                 time spent and the drift subtracted, a release everywhere on failure.",
+                "Compare your acquire with the steps of the chapter: SET NX PX per node, count, \
+                 subtract elapsed and drift, release on failure.",
+            ],
+            Property::TokensUnique | Property::TokensUnguessable => [
+                "Could two clients, or an attacker, ever come up with the same token as yours?",
+                "A token proves who holds the lock, so it must be unique and unguessable: take it from \
+                 the operating system's random source, not from a clock, a counter or a constant.",
+                "`getrandom::fill(&mut bytes)` on a `[0u8; 16]`, then the 16 bytes as hex.",
+            ],
+            Property::AcquireTakesFreeLock => [
+                "Does your acquire report a grant exactly when Redis wrote the key?",
+                "One command both tries and tells: it writes only a missing key, and its reply says \
+                 whether it did.",
+                "`SET key token NX PX ttl_ms`: reply OK means granted, nil means refused.",
+            ],
+            Property::AcquireLeavesHolderTtl => [
+                "After a refusal, what else does your acquire send?",
+                "A refused acquire owns nothing: the key and its expiry belong to the holder, and \
+                 touching them keeps a crashed holder's lock alive.",
+                "Send `SET key token NX PX ttl_ms` and nothing after a nil reply.",
+            ],
+            Property::AcquireRespectsHolder | Property::OneWinner => [
+                "What does your acquire do when the key already exists?",
+                "Only Redis may decide, in one atomic step, to write the key only if it is missing: \
+                 a look in Rust first (GET, EXISTS) leaves a gap for another client.",
+                "`SET key token NX PX ttl_ms` alone: no GET or EXISTS before it.",
+            ],
+            Property::LockHasTtl => [
+                "Which unit does your expiry use, and what happens to 1.5 s?",
+                "The TTL must reach Redis in milliseconds, unrounded.",
+                "`SET key token NX PX ttl.as_millis()` (not EX, not `as_secs()`).",
+            ],
+            Property::NoImmortalLock => [
+                "What if your process dies right after the first command?",
+                "The key and its expiry must be born together, in one command.",
+                "`SET key token NX PX ttl_ms`, not `SETNX` then `PEXPIRE`.",
+            ],
+            Property::ReleaseFreesOwnLock | Property::ReleaseTellsTruth => [
+                "Does your release delete the key when it holds your token, and say so?",
+                "Compare the stored token with yours, delete on a match, and return what the delete did.",
+                "`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) \
+                 else return 0 end`, with the lock key as KEYS[1] and your token as ARGV[1].",
+            ],
+            Property::ReleaseSparesOthers => [
+                "Whose lock is it by the time your DEL arrives?",
+                "Your lock may have expired and passed to someone else: compare and delete in one \
+                 atomic step, inside Redis.",
+                "One `EVAL` of `if redis.call('GET', KEYS[1]) == ARGV[1] then return \
+                 redis.call('DEL', KEYS[1]) else return 0 end`.",
+            ],
+            Property::TokensGrow => [
+                "Could another client be granted the lock between your two commands?",
+                "Taking the lock and drawing the fencing token must happen in one atomic step.",
+                "One Lua script: `if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then \
+                 return redis.call('INCR', KEYS[2]) else return false end`.",
+            ],
+            Property::StaleRequestsRejected => [
+                "Where does your storage compare the tokens, and can a write slip in meanwhile?",
+                "Compare the request's token with the highest one seen and act on it inside one script.",
+                "`local seen = tonumber(redis.call('HGET', KEYS[1], 'fence')) or 0; if \
+                 tonumber(ARGV[1]) < seen then return 0 end`, then the write, in the same script.",
+            ],
+            Property::EqualTokensAccepted => [
+                "What does your storage do with the same token twice?",
+                "Refuse only tokens strictly smaller than the highest seen: the holder reuses its token.",
+                "Refuse with `if tonumber(ARGV[1]) < seen`, never `<=`.",
+            ],
+            Property::FreshTokensAccepted => [
+                "How do \"9\" and \"10\" compare in your script, and what is a missing field?",
+                "Compare tokens as numbers, and read a row or field that is not there yet as 0.",
+                "`local seen = tonumber(redis.call('HGET', KEYS[1], 'fence')) or 0` and \
+                 `tonumber(ARGV[1])`.",
+            ],
+            Property::StorageKeepsValue => [
+                "What does your storage store on an accepted write, and read back?",
+                "An accepted write stores its value; a refused one changes nothing; a read returns \
+                 the value as a number, 0 when there is none.",
+                "`redis.call('HSET', KEYS[1], 'value', ARGV[2], 'fence', ARGV[1])`, and for a read \
+                 `tonumber(redis.call('HGET', KEYS[1], 'value')) or 0`.",
+            ],
+            Property::FencesNeverExpire => [
+                "Which of your keys get an expiry?",
+                "Only the lock expires; the counter and the row must outlive every holder.",
+                "No `PX`, `EXPIRE` or `PEXPIRE` on the fence counter or the row.",
+            ],
+            Property::StorageRemembersHighest => [
+                "After accepting a token, where does your storage write it down?",
+                "The storage must keep the highest token it accepted, to refuse older ones later.",
+                "`redis.call('HSET', KEYS[1], 'fence', ARGV[1])` in the accepting branch.",
+            ],
+            Property::CounterEndsRight | Property::SameAsReference => [
+                "Find the first second where your run and the correct one differ.",
+                "At that second, which of your functions ran, and what did it return?",
+                "Run that exercise's own checks (`cargo test -p exercises NAME::`): they show the \
+                 commands it sent.",
+            ],
+            Property::KeepsToItsKeys => [
+                "Which key names and commands does your code use?",
+                "Use only the keys your function receives, and in Lua only those it declares in KEYS.",
+                "Pass keys as `redis::Script::new(src).key(k)`; reach them as `KEYS[1]` in the script.",
+            ],
         }
     }
 

@@ -17,8 +17,8 @@
 mod keepers;
 pub mod misbehaving;
 pub mod mutants;
-pub mod renewal;
 pub mod redlock;
+pub mod renewal;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;

@@ -8,10 +8,8 @@
 
 use std::time::Duration;
 
+use super::bench::{Bench, TOKEN_A, TOKEN_B, TTL, a_holds, b_holds, broken, expire_and_let_b_in};
 use super::{Ctx, called};
-use super::bench::{
-    Bench, TOKEN_A, TOKEN_B, TTL, a_holds, b_holds, broken, expire_and_let_b_in,
-};
 use crate::clock::Expiry;
 use crate::error::GradeError;
 use crate::model::show_value;

@@ -27,6 +27,20 @@ pub fn scenario_check(ctx: &Ctx<'_>, name: &str, lock: Lock) -> Result<Verdict, 
         )
     };
     let mine = run::run(&scenario, &lock)?;
+    let verdict = judge_scenario(ctx, &scenario, lock, &mine)?;
+    // The player steps through a failed run second by second (`cargo course open`).
+    let failed = matches!(verdict, Verdict::Fail(_));
+    crate::recording::keep(ctx.check, failed.then_some(&mine.timeline));
+    Ok(verdict)
+}
+
+/// Holds a played run to the rules, then to the reference lock's run.
+fn judge_scenario(
+    ctx: &Ctx<'_>,
+    scenario: &scenario::Scenario,
+    lock: Lock,
+    mine: &run::Run,
+) -> Result<Verdict, GradeError> {
     if let Some(halt) = &mine.halt {
         return Ok(match &halt.failure {
             Failure::NotStarted { message } => Verdict::NotStarted {
@@ -54,7 +68,7 @@ pub fn scenario_check(ctx: &Ctx<'_>, name: &str, lock: Lock) -> Result<Verdict, 
             evidence,
         ))));
     }
-    let expected = run::run(&scenario, &REFERENCE)?;
+    let expected = run::run(scenario, &REFERENCE)?;
     let (ours, theirs) = (
         mine.timeline.with_tokens_renumbered(),
         expected.timeline.with_tokens_renumbered(),

@@ -17,7 +17,7 @@ use crate::lock::Lock;
 use crate::server;
 
 /// The environment variable that names the check a child runs.
-pub(super) const CHECK_VAR: &str = "GRADER_HARNESS_CHECK";
+pub(crate) const CHECK_VAR: &str = "GRADER_HARNESS_CHECK";
 /// The environment variable that names the child's channel descriptor.
 pub(super) const VERDICT_FD_VAR: &str = "GRADER_HARNESS_VERDICT_FD";
 /// The descriptor the channel is given in the child.

@@ -79,6 +79,8 @@ fn supervise(
         .env(CHECK_VAR, check)
         .env(VERDICT_FD_VAR, VERDICT_FD.to_string())
         .envs(env.iter().map(|(k, v)| (k, v)))
+        // Only the harness writes the run's results.
+        .env_remove(super::results::RESULTS_FILE_VAR)
         .stdin(Stdio::piped())
         .stdout(output_end.try_clone()?)
         .stderr(output_end)

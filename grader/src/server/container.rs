@@ -271,6 +271,23 @@ pub fn docker_available() -> Result<(), ServerError> {
     docker_check()
 }
 
+/// Whether the engine holds the image `image` already (`Ok(false)`: a start
+/// would have to pull it), or why the engine could not say. Pulls nothing.
+pub fn image_present(image: &str) -> Result<bool, ServerError> {
+    use testcontainers::bollard::errors::Error;
+    let image = image.to_owned();
+    docker_call(|docker| async move {
+        match docker.inspect_image(&image).await {
+            Ok(_) => Ok(true),
+            Err(Error::DockerResponseServerError {
+                status_code: 404, ..
+            }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    })
+    .map_err(|cause| ServerError::DockerUnavailable { cause })
+}
+
 /// Checks up front that the engine answers, including a versioned call: `/_ping` alone also
 /// succeeds on an engine that would refuse every other request as "client version too new".
 fn docker_check() -> Result<(), ServerError> {

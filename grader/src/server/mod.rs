@@ -47,10 +47,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub use container::docker_available;
+pub use container::{docker_available, image_present};
 pub use error::ServerError;
 pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
-pub use process::local_redis_server;
+pub use process::{local_redis_server, redis_server_version};
 pub use sweep::{containers_owned_by, remove_stale_containers};
 
 use probe::{ProbeError, connect_to, probe, redact};
@@ -230,6 +230,11 @@ fn choose_automatically() -> Result<RedisServer, ServerError> {
             ],
         }),
     }
+}
+
+/// Whether the grader accepts a server of this version (7.0 or newer).
+pub fn version_supported(version: &str) -> bool {
+    probe::version_at_least(version, probe::MIN_VERSION)
 }
 
 fn env_nonempty(name: &str) -> Option<String> {

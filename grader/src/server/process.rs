@@ -71,6 +71,16 @@ pub fn local_redis_server() -> Result<PathBuf, ServerError> {
         })
 }
 
+/// The version `path --version` reports (`Redis server v=7.0.15 …` gives
+/// `7.0.15`), or `None` when it does not run or says no version.
+pub fn redis_server_version(path: &Path) -> Option<String> {
+    let output = Command::new(path).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.split_whitespace()
+        .find_map(|word| word.strip_prefix("v="))
+        .map(str::to_owned)
+}
+
 fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path)
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)

@@ -42,8 +42,8 @@ use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
 pub use intervention::{Action, Fired, Intervention};
-pub(crate) use show::{show_arg, show_value, unpack};
 use show::{pipeline_label, unpack_all};
+pub(crate) use show::{show_arg, show_value, unpack};
 pub use turns::Turns;
 
 /// What the lock's code hears when it goes on after its check has ended

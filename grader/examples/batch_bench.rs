@@ -1,0 +1,71 @@
+//! Times `cargo course batch` on a class of prepared submissions:
+//!
+//! ```sh
+//! GRADER_REDIS=process cargo run -p grader --example batch_bench -- [N] [FILTER…]
+//! ```
+//!
+//! makes N submissions (default 30) holding the reference solutions, grades
+//! them as `cargo course batch` does, and prints the time per submission and
+//! for the whole batch. The grader's first build in `target/course-batch/`
+//! is done (and timed) apart, before the clock starts.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use grader::course::batch::{self, Batch};
+use grader::course::grade::course_root;
+
+/// Makes `count` submissions holding the reference solutions in `dir`.
+fn prepare(dir: &Path, count: usize) -> std::io::Result<()> {
+    let _ = fs::remove_dir_all(dir);
+    for i in 0..count {
+        let src = dir.join(format!("student-{i:03}/exercises/src"));
+        fs::create_dir_all(&src)?;
+        for exercise in ["token", "acquire", "release", "fencing", "storage"] {
+            let from = course_root().join(format!("grader/src/reference/{exercise}.rs"));
+            fs::copy(&from, src.join(format!("{exercise}.rs")))?;
+        }
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(30);
+    let mut batch = Batch::this_course();
+    batch.filters = args.collect();
+    batch.time_limit = Duration::from_secs(900);
+    let root = std::env::temp_dir().join(format!("course-batch-bench-{}", std::process::id()));
+
+    // One submission per worker first: the grader's build, outside the figure.
+    let warm = root.join("warm");
+    prepare(&warm, batch.jobs)?;
+    let started = Instant::now();
+    batch::grade_all(&batch, &warm, |_| {})?;
+    println!(
+        "warm-up ({} workers, builds included): {:.1} s",
+        batch.jobs,
+        started.elapsed().as_secs_f64()
+    );
+
+    let class = root.join("class");
+    prepare(&class, n)?;
+    let started = Instant::now();
+    let graded = batch::grade_all(&batch, &class, |one| {
+        println!("  {}", batch::report::line(one));
+    })?;
+    let took = started.elapsed();
+    let all_passed = graded
+        .iter()
+        .all(|g| g.results.as_ref().is_ok_and(|r| r.all_passed()));
+    println!(
+        "batch of {n} submissions, {} at once: {:.1} s ({:.1} s per submission); \
+         every check passed: {all_passed}",
+        batch.jobs,
+        took.as_secs_f64(),
+        took.as_secs_f64() / n.max(1) as f64
+    );
+    let _ = fs::remove_dir_all(&root);
+    Ok(())
+}

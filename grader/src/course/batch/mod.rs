@@ -1,0 +1,250 @@
+//! `cargo course batch DIR`: a whole class graded with the course's pristine
+//! grader.
+//!
+//! `DIR` holds one folder (or git clone) per student, named after them. Each
+//! submission contributes only its `exercises/src/*.rs`; they go into a
+//! scratch copy of this course ([`workspace`]), so a submission that edited
+//! the grader, `exercises/tests/grade.rs` or the workspace is graded as if it
+//! had not, and every file it changed is flagged. Up to one submission per
+//! core is graded at once, each through [`grade::run`] with a time limit: its
+//! checks run in processes of their own and, with `GRADER_REDIS=process`,
+//! against a Redis server of their own, so a submission that hangs, crashes,
+//! exits or floods Redis costs only its own grade. The results go to
+//! `results.csv` (one row per student and check) and `summary.html` (a
+//! table of students by checks, and how many students broke each rule:
+//! what the class gets wrong most) ([`report`]).
+
+pub mod report;
+pub mod workspace;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::BatchArgs;
+use super::error::CourseError;
+use super::grade::{self, Options, Results};
+use workspace::{Pristine, Submission};
+
+/// One student's grading.
+#[derive(Debug)]
+pub struct Graded {
+    /// The submission's folder name.
+    pub student: String,
+    /// Files that differ from the course's, outside `exercises/src/*.rs`.
+    pub changed: Vec<String>,
+    /// The results, or why the submission could not be graded.
+    pub results: Result<Results, String>,
+    /// How long it took, build included.
+    pub took: Duration,
+}
+
+/// How to grade a batch.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// The course whose grader and tests are used.
+    pub course: PathBuf,
+    /// Where the workers' scratch copies and target directories live.
+    pub cache: PathBuf,
+    /// How many submissions at once.
+    pub jobs: usize,
+    /// The real time one submission may take, build included.
+    pub time_limit: Duration,
+    /// Only the checks whose name contains one of these (all when empty).
+    pub filters: Vec<String>,
+    /// Only shard K of N of the submissions, as `(K, N)`.
+    pub shard: Option<(usize, usize)>,
+}
+
+impl Batch {
+    /// A batch with this course's grader, one job per core.
+    pub fn this_course() -> Batch {
+        let course = grade::course_root();
+        Batch {
+            cache: course.join("target/course-batch"),
+            course,
+            jobs: thread::available_parallelism().map_or(2, |n| n.get()),
+            time_limit: Duration::from_secs(600),
+            filters: Vec::new(),
+            shard: None,
+        }
+    }
+}
+
+/// The submissions in `dir`: its folders, by name, hidden ones left out.
+pub fn submissions(dir: &Path) -> Result<Vec<(String, PathBuf)>, CourseError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| CourseError::File {
+        what: "could not read the submissions folder",
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut found: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(name, _)| !name.starts_with('.'))
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// Grades every submission in `dir`; `each` hears of each as it ends.
+pub fn grade_all(
+    batch: &Batch,
+    dir: &Path,
+    mut each: impl FnMut(&Graded),
+) -> Result<Vec<Graded>, CourseError> {
+    let pristine = Pristine::of(&batch.course)?;
+    let mut submissions = submissions(dir)?;
+    if let Some((k, n)) = batch.shard {
+        submissions = submissions
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k)
+            .map(|(_, s)| s)
+            .collect();
+    }
+    let jobs = batch.jobs.clamp(1, submissions.len().max(1));
+    let workers: Vec<(PathBuf, PathBuf)> = (0..jobs)
+        .map(|i| {
+            (
+                batch.cache.join(format!("workspace-{i}")),
+                batch.cache.join(format!("target-{i}")),
+            )
+        })
+        .collect();
+    prepare(batch, &pristine, &workers)?;
+
+    let next = AtomicUsize::new(0);
+    let (done, finished) = mpsc::channel();
+    let mut graded: Vec<Option<Graded>> = submissions.iter().map(|_| None).collect();
+    thread::scope(|scope| {
+        for (workspace, target) in &workers {
+            let done = done.clone();
+            let (next, submissions, pristine) = (&next, &submissions, &pristine);
+            scope.spawn(move || {
+                while let Some((student, path)) =
+                    submissions.get(next.fetch_add(1, Ordering::Relaxed))
+                {
+                    let one = grade_one(batch, pristine, student, path, workspace, target);
+                    if done.send(one).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done);
+        for one in finished {
+            each(&one);
+            if let Some(slot) = submissions.iter().position(|(s, _)| *s == one.student) {
+                graded[slot] = Some(one);
+            }
+        }
+    });
+    Ok(graded.into_iter().flatten().collect())
+}
+
+/// Makes each worker's scratch copy, and builds the grader once for all:
+/// the first worker builds, the others start from a copy of its target
+/// directory (cargo finds it fresh: the copies keep the files' times).
+fn prepare(
+    batch: &Batch,
+    pristine: &Pristine,
+    workers: &[(PathBuf, PathBuf)],
+) -> Result<(), CourseError> {
+    for (i, (workspace, target)) in workers.iter().enumerate() {
+        pristine.copy_to(workspace)?;
+        Submission::default().install(workspace)?;
+        if i > 0 && !target.exists() && workers[0].1.exists() {
+            let copied = std::process::Command::new("cp")
+                .arg("-a")
+                .arg(&workers[0].1)
+                .arg(target)
+                .status();
+            if !copied.is_ok_and(|s| s.success()) {
+                let _ = std::fs::remove_dir_all(target);
+            }
+        }
+        let started = Instant::now();
+        let mut options = options(batch, workspace, target);
+        options.time_limit = None;
+        if let Some(output) = grade::build(&options)? {
+            return Err(CourseError::Usage(format!(
+                "the course itself does not compile in {}, so no submission can be graded:\n{output}",
+                workspace.display()
+            )));
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            eprintln!(
+                "batch: built the grader for worker {i} in {:.0} s (once: later batches reuse it)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
+    let mut options = Options::new(workspace);
+    options.target_dir = Some(target.to_path_buf());
+    options.locked = true;
+    options.filters = batch.filters.clone();
+    options.time_limit = Some(batch.time_limit);
+    options
+}
+
+fn grade_one(
+    batch: &Batch,
+    pristine: &Pristine,
+    student: &str,
+    path: &Path,
+    workspace: &Path,
+    target: &Path,
+) -> Graded {
+    let started = Instant::now();
+    let submission = Submission::read(path, pristine);
+    let changed = submission
+        .as_ref()
+        .map(|s| s.changed.clone())
+        .unwrap_or_default();
+    let results = submission
+        .and_then(|submission| {
+            pristine.copy_to(workspace)?;
+            submission.install(workspace)?;
+            grade::run(&options(batch, workspace, target))
+        })
+        .map_err(|e| e.to_string());
+    Graded {
+        student: student.to_string(),
+        changed,
+        results,
+        took: started.elapsed(),
+    }
+}
+
+/// `cargo course batch DIR`: grades, prints a line per student, writes
+/// `results.csv` and `summary.html`.
+pub fn command(args: &BatchArgs) -> Result<ExitCode, CourseError> {
+    let mut batch = Batch::this_course();
+    if let Some(jobs) = args.jobs {
+        batch.jobs = jobs;
+    }
+    batch.time_limit = Duration::from_secs(args.time_limit);
+    batch.filters = args.filters.clone();
+    batch.shard = args.shard;
+    let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
+    let started = Instant::now();
+    let graded = grade_all(&batch, &args.dir, |one| eprintln!("{}", report::line(one)))?;
+    report::write(&out, &graded, &batch.filters)?;
+    eprintln!(
+        "batch: {} submissions in {:.1} s; wrote {} and {}",
+        graded.len(),
+        started.elapsed().as_secs_f64(),
+        out.join(report::CSV).display(),
+        out.join(report::HTML).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

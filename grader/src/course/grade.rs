@@ -1,0 +1,331 @@
+//! One way to grade the learner's crate and get the results back as data.
+//!
+//! [`run`] does what `cargo test -p exercises` does, in two steps it can tell
+//! apart: cargo builds the `grade` test binary (a compile error stops here and
+//! comes back as [`Results::CompileError`], with cargo's text), then the binary
+//! runs, its harness running each check in a process of its own. The results
+//! do not come from what the binary prints, which the learner's code can
+//! imitate, but from the file its harness writes with this run's nonce
+//! ([`crate::harness::results`]). A check that did not run has no passing
+//! outcome there, so nothing built on [`Results`] can claim a pass for it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::CourseError;
+use super::process;
+use super::{GradeArgs, format};
+use crate::checks;
+use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
+use crate::harness::{Arguments, Outcome};
+
+/// How to grade.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The workspace whose `exercises` crate is graded.
+    pub workspace: PathBuf,
+    /// Cargo's target directory; cargo's own choice when `None`.
+    pub target_dir: Option<PathBuf>,
+    /// Only the checks whose name contains one of these (all when empty).
+    pub filters: Vec<String>,
+    /// Ask cargo for colours in its messages (for a terminal).
+    pub color: bool,
+    /// Pass `--locked` to cargo: the workspace's Cargo.lock must not change.
+    pub locked: bool,
+    /// More environment for the build and the run (e.g. `GRADER_KEY_PREFIX`).
+    pub env: Vec<(String, String)>,
+    /// The real time the build and the run may take together.
+    pub time_limit: Option<Duration>,
+}
+
+impl Options {
+    /// Grades `workspace` with cargo's defaults and no time limit.
+    pub fn new(workspace: impl Into<PathBuf>) -> Options {
+        Options {
+            workspace: workspace.into(),
+            target_dir: None,
+            filters: Vec::new(),
+            color: false,
+            locked: false,
+            env: Vec::new(),
+            time_limit: None,
+        }
+    }
+
+    /// Grades the workspace this command was built from.
+    pub fn this_course() -> Options {
+        Options::new(course_root())
+    }
+}
+
+/// The root of the workspace this grader was built in.
+pub fn course_root() -> PathBuf {
+    let grader = Path::new(env!("CARGO_MANIFEST_DIR"));
+    grader.parent().unwrap_or(grader).to_path_buf()
+}
+
+/// What a grading came to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Results {
+    /// The exercises compiled, and every selected check has its outcome.
+    Graded {
+        /// One entry per selected check, in the course's order.
+        checks: Vec<CheckResult>,
+    },
+    /// The exercises did not compile: no check ran.
+    CompileError {
+        /// What cargo said, as it says it.
+        output: String,
+        /// The checks that would have run, none of which did.
+        not_run: Vec<String>,
+    },
+}
+
+/// One check's result.
+pub type CheckResult = crate::harness::results::CheckResult;
+
+impl Results {
+    /// The checks' results; none when the exercises did not compile.
+    pub fn checks(&self) -> &[CheckResult] {
+        match self {
+            Results::Graded { checks } => checks,
+            Results::CompileError { .. } => &[],
+        }
+    }
+
+    /// Whether every check passed (and at least one ran).
+    pub fn all_passed(&self) -> bool {
+        let checks = self.checks();
+        !checks.is_empty() && checks.iter().all(|c| c.outcome.passed())
+    }
+}
+
+/// The exercise a check belongs to: `acquire` for `acquire::explored`.
+pub fn exercise_of(check: &str) -> &str {
+    check.split("::").next().unwrap_or(check)
+}
+
+/// The text a person reads for one outcome: empty for a pass.
+pub fn message(name: &str, outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Passed => String::new(),
+        Outcome::NotStarted { message } => message.clone(),
+        Outcome::Failed { report } => report.clone(),
+        Outcome::NotRun { reason } => reason.clone(),
+        Outcome::Crashed { cause } => format!(
+            "{name}: {cause}. Re-run: cargo test -p exercises {}::",
+            exercise_of(name)
+        ),
+    }
+}
+
+/// Builds the exercises' test binary and runs it: every selected check's
+/// outcome, or the compile error.
+pub fn run(options: &Options) -> Result<Results, CourseError> {
+    let started = std::time::Instant::now();
+    let left = |limit: Option<Duration>| limit.map(|l| l.saturating_sub(started.elapsed()));
+    let exe = match compile(options, options.time_limit)? {
+        Built::Binary(exe) => exe,
+        Built::CompileError(output) => {
+            return Ok(Results::CompileError {
+                output,
+                not_run: selected(&options.filters),
+            });
+        }
+    };
+    let nonce = nonce()?;
+    let results_path = std::env::temp_dir().join(format!(
+        "course-results-{}-{}.json",
+        std::process::id(),
+        &nonce[..8]
+    ));
+    let mut command = Command::new(&exe);
+    command
+        .args(&options.filters)
+        .current_dir(options.workspace.join("exercises"))
+        .envs(options.env.iter().map(|(k, v)| (k, v)))
+        .env(RESULTS_FILE_VAR, &results_path);
+    let ran = process::run(
+        &mut command,
+        format!("{nonce}\n").as_bytes(),
+        left(options.time_limit),
+    )
+    .map_err(|source| CourseError::System {
+        what: "could not run the exercises' test binary",
+        source,
+    })?;
+    let read = ResultsFile::read(&results_path, &nonce);
+    let _ = std::fs::remove_file(&results_path);
+    if ran.status.is_none() {
+        return Err(CourseError::TimedOut {
+            secs: options.time_limit.map_or(0, |l| l.as_secs()),
+        });
+    }
+    match read {
+        Ok(file) => Ok(Results::Graded {
+            checks: file.checks,
+        }),
+        Err(problem) => Err(CourseError::NoResults {
+            problem,
+            output: format!("{}{}", ran.stderr, ran.stdout),
+        }),
+    }
+}
+
+/// The checks `filters` select, as the harness selects them.
+pub fn selected(filters: &[String]) -> Vec<String> {
+    let args = Arguments {
+        filters: filters.to_vec(),
+        ..Arguments::default()
+    };
+    checks::CHECKS
+        .iter()
+        .map(|c| c.name)
+        .filter(|name| args.selects(name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// What the build step gave.
+enum Built {
+    /// The path of the `grade` test binary.
+    Binary(PathBuf),
+    /// Cargo's text, when the build failed.
+    CompileError(String),
+}
+
+/// Builds the exercises' test binary without running it: `None` when it
+/// built, cargo's text when the exercises did not compile.
+pub fn build(options: &Options) -> Result<Option<String>, CourseError> {
+    match compile(options, options.time_limit)? {
+        Built::Binary(_) => Ok(None),
+        Built::CompileError(output) => Ok(Some(output)),
+    }
+}
+
+/// `cargo test -p exercises --test grade --no-run`, reading the binary's path
+/// from cargo's JSON messages (the diagnostics stay as cargo renders them).
+fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseError> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(&cargo);
+    command
+        .args(["test", "-p", "exercises", "--test", "grade", "--no-run"])
+        .arg("--message-format=json-render-diagnostics")
+        .arg("--manifest-path")
+        .arg(options.workspace.join("Cargo.toml"))
+        .arg(if options.color {
+            "--color=always"
+        } else {
+            "--color=never"
+        })
+        .envs(options.env.iter().map(|(k, v)| (k, v)));
+    if options.locked {
+        command.arg("--locked");
+    }
+    if let Some(dir) = &options.target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    let ran = process::run(&mut command, b"", limit).map_err(|source| CourseError::Cargo {
+        cargo: cargo.clone(),
+        source,
+    })?;
+    let Some(status) = ran.status else {
+        return Err(CourseError::TimedOut {
+            secs: limit.map_or(0, |l| l.as_secs()),
+        });
+    };
+    if !status.success() {
+        return Ok(Built::CompileError(ran.stderr));
+    }
+    ran.stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "grade")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .map(Built::Binary)
+        .ok_or(CourseError::NoTestBinary { output: ran.stderr })
+}
+
+/// 128 random bits, as hex.
+fn nonce() -> Result<String, CourseError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| CourseError::System {
+        what: "no random nonce for the results file",
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A line per check, then the message of each that did not pass, then the
+/// points: what `cargo course grade` prints on standard error.
+pub fn summary(results: &Results) -> String {
+    let rows = format::rows(results);
+    let mut out = String::new();
+    if let Results::CompileError { output, .. } = results {
+        out.push_str(output);
+        out.push_str("\nThe exercises did not compile: no check ran.\n");
+    }
+    for row in &rows {
+        let mark = match row.status {
+            format::Status::Pass => "ok",
+            format::Status::Fail => "FAILED",
+            format::Status::Error => "NOT RUN",
+        };
+        out.push_str(&format!("{mark:>7}  {}\n", row.name));
+    }
+    for row in rows.iter().filter(|r| r.status != format::Status::Pass) {
+        if matches!(results, Results::Graded { .. }) {
+            out.push_str(&format!(
+                "\n---- {} ----\n{}\n",
+                row.name,
+                row.message.trim_end()
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n{} of {} checks passed: {} of {} points\n",
+        rows.iter()
+            .filter(|r| r.status == format::Status::Pass)
+            .count(),
+        rows.len(),
+        rows.iter().map(|r| r.points).sum::<u32>(),
+        rows.iter().map(|r| r.max_points).sum::<u32>()
+    ));
+    out
+}
+
+/// `cargo course grade`: grades this course's exercises and writes the
+/// results in the format asked for. Exits 0 when every check passed, 1 when
+/// one did not or the exercises did not compile.
+pub fn command(args: &GradeArgs) -> Result<ExitCode, CourseError> {
+    let mut options = Options::this_course();
+    options.filters = args.filters.clone();
+    let results = run(&options)?;
+    // For the person or the CI log: a line per check, and what failed.
+    eprint!("{}", summary(&results));
+    let rendered = format::render(args.format, &results);
+    let text = rendered.text;
+    match &args.out {
+        None => print!("{text}"),
+        Some(dir) => {
+            let path = dir.join(rendered.file_name);
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&path, text))
+                .map_err(|source| CourseError::File {
+                    what: "could not write",
+                    path: path.clone(),
+                    source,
+                })?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(if results.all_passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,378 @@
+//! What the watch loop shows, as plain text.
+//!
+//! One screen at a time, drawn from the [`Board`] and the learner's
+//! [`Progress`]: the course's progress as a bar (one cell per check, the
+//! exercises set apart), then only the exercise in view, its checks, the one
+//! report that matters most and the hints revealed so far, and the keys. A
+//! compile error replaces the exercise with cargo's own text. Everything is a
+//! pure function of its inputs, so a test can read the screen without a
+//! terminal, and the same state always draws the same screen.
+
+use crate::harness::Outcome;
+
+use super::board::{self, Board, Entry, broken_rule};
+use super::progress::{HINT_LEVELS, Progress};
+
+/// How wide a line of check marks grows before the next begins.
+const MARKS_WIDTH: usize = 100;
+
+/// The keys, as the last line shows them.
+pub const KEYS: &str = "h hint · n/p next/previous exercise · l list · r re-run · q quit";
+
+/// What the loop is doing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for a save.
+    Watching,
+    /// A grading is running.
+    Grading,
+    /// The last build failed: cargo's text.
+    CompileError(String),
+    /// The grader itself could not grade: what it said.
+    Trouble(String),
+}
+
+/// Which screen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One exercise.
+    Exercise,
+    /// Every check of every exercise.
+    List,
+}
+
+/// Everything a screen is drawn from besides the board and the progress.
+#[derive(Clone, Debug)]
+pub struct View {
+    /// The exercise in view.
+    pub exercise: &'static str,
+    /// Which screen.
+    pub mode: Mode,
+    /// What the loop is doing.
+    pub status: Status,
+    /// A line of news for the learner, e.g. an exercise just completed.
+    pub news: Vec<String>,
+    /// The first check of the exercise whose failed run is kept for the player.
+    pub kept_run: Option<&'static str>,
+    /// The terminal's height in lines, when known: a long report is cut to fit.
+    pub height: Option<usize>,
+}
+
+/// Draws the screen.
+pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
+    let mut top = vec![title(view), bar(board), tallies(board), String::new()];
+    for line in &view.news {
+        top.push(line.clone());
+    }
+    if !view.news.is_empty() {
+        top.push(String::new());
+    }
+    let footer = vec![String::new(), KEYS.to_string()];
+    let (head, report, tail) = match (&view.status, view.mode) {
+        (Status::CompileError(output), _) => (
+            vec![
+                "Your code does not compile; cargo says:".to_string(),
+                String::new(),
+            ],
+            output.lines().map(str::to_string).collect(),
+            vec![
+                String::new(),
+                "Save the file again when it is fixed.".to_string(),
+            ],
+        ),
+        (Status::Trouble(what), _) => (
+            vec!["The grader could not grade:".to_string(), String::new()],
+            what.lines().map(str::to_string).collect(),
+            vec![String::new(), "r grades again.".to_string()],
+        ),
+        (_, Mode::List) => (Vec::new(), list(board), Vec::new()),
+        (_, Mode::Exercise) => exercise(board, progress, view),
+    };
+    let mut lines = top;
+    lines.extend(head);
+    let fixed = lines.len() + tail.len() + footer.len();
+    lines.extend(fit(report, view.height.map(|h| h.saturating_sub(fixed))));
+    lines.extend(tail);
+    lines.extend(footer);
+    lines.join("\n")
+}
+
+fn title(view: &View) -> String {
+    let doing = match view.status {
+        Status::Grading => "grading…",
+        Status::Watching => "watching exercises/src for saves",
+        Status::CompileError(_) => "does not compile",
+        Status::Trouble(_) => "could not grade",
+    };
+    format!("cargo course · Distributed Locks with Redis · {doing}")
+}
+
+/// One cell per check: █ passed, ░ not yet; the exercises set apart by │.
+fn bar(board: &Board) -> String {
+    let cells: Vec<String> = board
+        .exercises()
+        .into_iter()
+        .map(|x| {
+            let t = board.tally(x);
+            "█".repeat(t.passed) + &"░".repeat(t.total - t.passed)
+        })
+        .collect();
+    let (passed, total) = board.exercises().into_iter().fold((0, 0), |(p, n), x| {
+        let t = board.tally(x);
+        (p + t.passed, n + t.total)
+    });
+    format!("[{}]  {passed}/{total} checks pass", cells.join("│"))
+}
+
+fn tallies(board: &Board) -> String {
+    let parts: Vec<String> = board
+        .exercises()
+        .into_iter()
+        .map(|x| {
+            let t = board.tally(x);
+            if t.done() {
+                format!("{x} ✓")
+            } else {
+                format!("{x} {}/{}", t.passed, t.total)
+            }
+        })
+        .collect();
+    parts.join("   ")
+}
+
+/// ✓ passed, ✗ failed, · not started, … not graded yet.
+fn mark(entry: &Entry) -> &'static str {
+    match &entry.outcome {
+        None => "…",
+        Some(Outcome::Passed) => "✓",
+        Some(Outcome::NotStarted { .. }) => "·",
+        Some(_) => "✗",
+    }
+}
+
+fn short(name: &str) -> &str {
+    name.split_once("::").map_or(name, |(_, check)| check)
+}
+
+fn list(board: &Board) -> Vec<String> {
+    let mut out = vec!["Every check (✓ passes, ✗ fails, · not started, … not graded yet):".into()];
+    for exercise in board.exercises() {
+        let t = board.tally(exercise);
+        let file = board::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
+        out.push(format!("  {exercise} ({file}): {}/{}", t.passed, t.total));
+        for entry in board.checks_of(exercise) {
+            out.push(format!("      {} {}", mark(entry), short(entry.name)));
+        }
+    }
+    out.push(String::new());
+    out.push("l goes back.".into());
+    out
+}
+
+/// The exercise in view: its header and checks, the report, the hints.
+fn exercise(
+    board: &Board,
+    progress: &Progress,
+    view: &View,
+) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let x = view.exercise;
+    let t = board.tally(x);
+    let place =
+        board::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
+    let mut head = vec![
+        format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
+        format!("  Read: chapter {}", board::chapter_of(x)),
+        String::new(),
+    ];
+    // The checks, a few to a line.
+    let mut line = String::new();
+    for entry in board.checks_of(x) {
+        let item = format!("{} {}", mark(entry), short(entry.name));
+        if !line.is_empty() && line.chars().count() + item.chars().count() > MARKS_WIDTH {
+            head.push(std::mem::take(&mut line));
+        }
+        line = if line.is_empty() {
+            format!("  {item}")
+        } else {
+            format!("{line}   {item}")
+        };
+    }
+    head.push(line);
+    head.push(String::new());
+    let mut tail = Vec::new();
+    let Some(headline) = board.headline(x) else {
+        let line = if t.done() {
+            format!("✓ Every check of {x} passes.")
+        } else {
+            "Grading…".to_string()
+        };
+        return (head, vec![line], tail);
+    };
+    let Some(outcome) = &headline.outcome else {
+        return (head, Vec::new(), tail);
+    };
+    let report: Vec<String> = super::grade::message(headline.name, outcome)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    if let Some(check) = view.kept_run {
+        tail.push(String::new());
+        tail.push(format!(
+            "Step through the failed run of {check} second by second in the book's player: \
+             cargo course open {check}"
+        ));
+    }
+    match broken_rule(outcome) {
+        Some(rule) => {
+            let shown = progress.hints_shown(rule);
+            let levels = rule.hint_levels();
+            if shown > 0 {
+                tail.push(String::new());
+            }
+            for (i, hint) in levels.iter().enumerate().take(usize::from(shown)) {
+                tail.push(format!("Hint {} of {HINT_LEVELS}: {hint}", i + 1));
+            }
+            if shown < HINT_LEVELS {
+                tail.push(String::new());
+                tail.push(format!(
+                    "h shows hint {} of {HINT_LEVELS} for this rule.",
+                    shown + 1
+                ));
+            }
+        }
+        None if matches!(outcome, Outcome::NotStarted { .. }) => {
+            tail.push(String::new());
+            tail.push("Start here: replace the todo!() named above, then save.".into());
+        }
+        None => {}
+    }
+    (head, report, tail)
+}
+
+/// Cuts `lines` to `room` lines, saying how many were left out.
+fn fit(mut lines: Vec<String>, room: Option<usize>) -> Vec<String> {
+    let Some(room) = room else {
+        return lines;
+    };
+    if lines.len() <= room {
+        return lines;
+    }
+    let keep = room.saturating_sub(1).max(3);
+    let cut = lines.len().saturating_sub(keep);
+    lines.truncate(keep);
+    lines.push(format!(
+        "… {cut} more lines: make the terminal taller, or run the check with cargo test -p exercises"
+    ));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::results::CheckResult;
+    use crate::report::Report;
+    use crate::verdict::{Property, Violation};
+
+    fn view(exercise: &'static str) -> View {
+        View {
+            exercise,
+            mode: Mode::Exercise,
+            status: Status::Watching,
+            news: Vec::new(),
+            kept_run: None,
+            height: None,
+        }
+    }
+
+    fn graded(board: &mut Board, exercise: &str, outcome: &Outcome) {
+        let results: Vec<CheckResult> = board
+            .checks_of(exercise)
+            .map(|e| CheckResult {
+                name: e.name.to_string(),
+                outcome: outcome.clone(),
+                printed: String::new(),
+            })
+            .collect();
+        board.record(&results);
+    }
+
+    fn broken_release() -> Outcome {
+        let v = Violation::at(
+            Property::ReleaseSparesOthers,
+            12_000,
+            "A's release deleted B's lock",
+        );
+        Outcome::Failed {
+            report: Report::broken("release::slow_job", "your lock", v, vec![]).to_string(),
+        }
+    }
+
+    #[test]
+    fn the_screen_shows_one_exercise_its_report_and_the_hints_reached() {
+        let mut board = Board::new();
+        graded(&mut board, "token", &Outcome::Passed);
+        graded(&mut board, "release", &broken_release());
+        let mut progress = Progress::default();
+        let screen = draw(&board, &progress, &view("release"));
+        assert!(
+            screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"),
+            "{screen}"
+        );
+        assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
+        assert!(
+            screen.contains("Broken rule:   a release must never delete another client's lock."),
+            "{screen}"
+        );
+        assert!(screen.contains("token ✓"), "{screen}");
+        assert!(
+            screen.contains("[██│"),
+            "token's two cells are full:\n{screen}"
+        );
+        assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
+        assert!(
+            !screen.contains("Hint 1 of 3"),
+            "no hint before h:\n{screen}"
+        );
+        assert!(screen.ends_with(KEYS));
+
+        progress.next_hint(Property::ReleaseSparesOthers);
+        let screen = draw(&board, &progress, &view("release"));
+        let [nudge, idea, _] = Property::ReleaseSparesOthers.hint_levels();
+        assert!(
+            screen.contains(&format!("Hint 1 of 3: {nudge}")),
+            "{screen}"
+        );
+        assert!(!screen.contains(idea), "{screen}");
+        assert!(screen.contains("h shows hint 2 of 3"), "{screen}");
+    }
+
+    #[test]
+    fn a_compile_error_replaces_the_exercise_with_cargos_text() {
+        let board = Board::new();
+        let mut v = view("acquire");
+        v.status = Status::CompileError("error[E0425]: cannot find value `x`".into());
+        let screen = draw(&board, &Progress::default(), &v);
+        assert!(
+            screen.contains("Your code does not compile; cargo says:"),
+            "{screen}"
+        );
+        assert!(screen.contains("error[E0425]"), "{screen}");
+        assert!(!screen.contains("▶ acquire"), "{screen}");
+    }
+
+    #[test]
+    fn a_long_report_is_cut_to_the_terminal() {
+        let mut board = Board::new();
+        let long = (0..200)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        graded(&mut board, "token", &Outcome::Failed { report: long });
+        let mut v = view("token");
+        v.height = Some(40);
+        let screen = draw(&board, &Progress::default(), &v);
+        assert_eq!(screen.lines().count(), 40, "{screen}");
+        assert!(screen.contains("more lines"), "{screen}");
+        assert!(screen.ends_with(KEYS));
+    }
+}

@@ -1,0 +1,409 @@
+//! `cargo course`: grade on start and on every save, and show what matters.
+//!
+//! The loop waits on one channel for three kinds of news: a key, a save
+//! under `exercises/src/` (from `notify`, debounced so an editor's several
+//! writes make one save), and a grading that finished. Grading runs on a
+//! thread of its own, one at a time, in passes: after a save of `X.rs`, X's
+//! checks first (what the learner is waiting for), then the scenarios, which
+//! use the whole lock; after a save of anything else, everything. A save
+//! during a grading makes that grading's results stale: they are dropped,
+//! and the passes start again on the new code. A compile error is shown as
+//! cargo shows it, and the loop goes on waiting for the next save.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread;
+use std::time::Duration;
+
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use super::board::{self, Board, SCENARIOS, broken_rule};
+use super::error::CourseError;
+use super::grade::{self, Options, Results};
+use super::open::runs_dir;
+use super::progress::Progress;
+use super::screen::{self, Mode, Status, View};
+use super::terminal::{self, RawKeys};
+use crate::recording;
+
+/// How long the files must stay quiet after a write before it counts as a
+/// save: editors write a file in several steps.
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// What the loop waits for.
+enum Event {
+    /// A key, or `None` when standard input ended.
+    Key(Option<u8>),
+    /// Files under `exercises/src/` changed.
+    Saved(Vec<PathBuf>),
+    /// A grading pass ended.
+    Graded {
+        /// The save it graded (see [`Loop::generation`]).
+        generation: u64,
+        /// What it came to.
+        results: Result<Results, CourseError>,
+    },
+}
+
+/// One grading: the checks whose name contains one of these (all when empty).
+type Pass = Vec<String>;
+
+struct Loop {
+    root: PathBuf,
+    board: Board,
+    progress: Progress,
+    view: View,
+    /// Counts saves (and re-runs): a grading of an older generation is stale.
+    generation: u64,
+    /// The passes still to run for this generation.
+    passes: VecDeque<Pass>,
+    /// Whether a pass is running.
+    busy: bool,
+    /// Where the grading thread takes its passes.
+    work: Sender<(u64, Pass)>,
+    /// The exercise saved last, shown while it has a check that fails.
+    saved: Option<&'static str>,
+}
+
+/// Runs the loop on the course at `root` until the learner quits.
+pub fn run(root: PathBuf) -> Result<ExitCode, CourseError> {
+    let progress_path = Progress::path(&root);
+    let progress = Progress::load(&progress_path).map_err(|source| CourseError::File {
+        what: "could not read your progress from",
+        path: progress_path.clone(),
+        source,
+    })?;
+    let (events, inbox) = mpsc::channel();
+    let _watcher = watch_sources(&root.join("exercises/src"), events.clone())?;
+    let work = grader_thread(grading_options(&root), events.clone());
+    let _keys = RawKeys::enter();
+    terminal::read_keys(events, Event::Key);
+
+    let board = Board::new();
+    let exercise = progress
+        .exercise
+        .as_deref()
+        .and_then(|x| board.exercises().into_iter().find(|e| *e == x))
+        .or(board.current())
+        .unwrap_or(SCENARIOS);
+    let mut state = Loop {
+        root,
+        board,
+        progress,
+        view: View {
+            exercise,
+            mode: Mode::Exercise,
+            status: Status::Grading,
+            news: Vec::new(),
+            kept_run: None,
+            height: terminal::height(),
+        },
+        generation: 0,
+        passes: VecDeque::new(),
+        busy: false,
+        work,
+        saved: None,
+    };
+    // Clear once; each screen then draws over the last.
+    print!("\x1b[2J");
+    state.regrade(vec![Vec::new()]);
+    state.draw();
+    state.serve(&inbox);
+    let _ = state.progress.save(&progress_path);
+    println!();
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Loop {
+    /// Handles events until the learner quits.
+    fn serve(&mut self, inbox: &Receiver<Event>) {
+        while let Ok(event) = inbox.recv() {
+            match event {
+                Event::Key(None | Some(b'q' | 3 | 4)) => return,
+                Event::Key(Some(key)) => self.key(key),
+                Event::Saved(paths) => {
+                    self.view.news.clear();
+                    let saved: Vec<&'static str> = paths
+                        .iter()
+                        .filter_map(|p| p.file_name()?.to_str())
+                        .filter_map(board::exercise_of_file)
+                        .collect();
+                    let everything = saved.is_empty()
+                        || paths.iter().any(|p| {
+                            p.file_name()
+                                .and_then(|n| n.to_str())
+                                .and_then(board::exercise_of_file)
+                                .is_none()
+                        });
+                    self.saved = saved.first().copied();
+                    if everything {
+                        self.regrade(vec![Vec::new()]);
+                    } else {
+                        let first = saved.iter().map(|x| format!("{x}::")).collect();
+                        self.regrade(vec![first, vec![format!("{SCENARIOS}::")]]);
+                    }
+                }
+                Event::Graded {
+                    generation,
+                    results,
+                } => {
+                    self.busy = false;
+                    if generation == self.generation {
+                        self.graded(results);
+                    }
+                    self.next_pass();
+                }
+            }
+            self.view.height = terminal::height();
+            self.draw();
+        }
+    }
+
+    fn key(&mut self, key: u8) {
+        let exercises = self.board.exercises();
+        let at = exercises
+            .iter()
+            .position(|x| *x == self.view.exercise)
+            .unwrap_or(0);
+        match key {
+            b'h' => self.hint(),
+            b'n' => {
+                self.view.exercise = exercises[(at + 1).min(exercises.len() - 1)];
+                self.view.mode = Mode::Exercise;
+            }
+            b'p' => {
+                self.view.exercise = exercises[at.saturating_sub(1)];
+                self.view.mode = Mode::Exercise;
+            }
+            b'l' => {
+                self.view.mode = match self.view.mode {
+                    Mode::List => Mode::Exercise,
+                    Mode::Exercise => Mode::List,
+                }
+            }
+            b'r' => {
+                self.view.news.clear();
+                self.regrade(vec![Vec::new()]);
+            }
+            _ => {}
+        }
+        self.progress.exercise = Some(self.view.exercise.to_string());
+        self.save_progress();
+    }
+
+    /// Reveals the next hint for the rule the report in view names.
+    fn hint(&mut self) {
+        self.view.mode = Mode::Exercise;
+        let outcome = self
+            .board
+            .headline(self.view.exercise)
+            .and_then(|e| e.outcome.as_ref());
+        let news = match outcome.map(|o| (o, broken_rule(o))) {
+            Some((_, Some(rule))) if self.progress.next_hint(rule) => None,
+            Some((_, Some(_))) => Some(
+                "That was the last hint for this rule: the chapter named above explains it in full."
+                    .to_string(),
+            ),
+            Some((crate::harness::Outcome::NotStarted { .. }, None)) => Some(
+                "Nothing is broken yet: the hints come with the first broken rule. Replace the \
+                 todo!() and save."
+                    .to_string(),
+            ),
+            Some((_, None)) => Some(
+                "This failure is not a broken rule but your code's own: the report says what \
+                 it did and what to check."
+                    .to_string(),
+            ),
+            None => Some("No check of this exercise fails: there is no hint to give.".to_string()),
+        };
+        self.view.news = news.into_iter().collect();
+    }
+
+    /// Starts the passes of a new generation; a running pass becomes stale.
+    fn regrade(&mut self, passes: Vec<Pass>) {
+        self.generation += 1;
+        self.passes = passes.into();
+        self.view.status = Status::Grading;
+        self.next_pass();
+    }
+
+    fn next_pass(&mut self) {
+        if self.busy {
+            return;
+        }
+        match self.passes.pop_front() {
+            Some(pass) => {
+                self.busy = self.work.send((self.generation, pass)).is_ok();
+                self.view.status = Status::Grading;
+            }
+            None if self.view.status == Status::Grading => self.view.status = Status::Watching,
+            None => {}
+        }
+    }
+
+    /// Takes in a pass's results.
+    fn graded(&mut self, results: Result<Results, CourseError>) {
+        let checks = match results {
+            Ok(Results::Graded { checks }) => checks,
+            Ok(Results::CompileError { output, .. }) => {
+                self.passes.clear();
+                self.view.status = Status::CompileError(output);
+                return;
+            }
+            Err(e) => {
+                self.passes.clear();
+                self.view.status = Status::Trouble(e.to_string());
+                return;
+            }
+        };
+        self.view.status = Status::Grading;
+        self.board.record(&checks);
+        for exercise in self.board.exercises() {
+            let done = self.board.tally(exercise).done();
+            if done && self.progress.done.insert(exercise.to_string()) {
+                self.view.news.push(self.announce(exercise));
+            } else if !done && self.board.checks_of(exercise).all(|e| e.outcome.is_some()) {
+                self.progress.done.remove(exercise);
+            }
+        }
+        let current = self.board.current().unwrap_or(SCENARIOS);
+        self.view.exercise = match self.saved {
+            Some(x) if !self.board.tally(x).done() => x,
+            _ => current,
+        };
+        self.view.mode = Mode::Exercise;
+        self.progress.exercise = Some(self.view.exercise.to_string());
+        self.save_progress();
+    }
+
+    /// "release passes all its checks", and what comes next.
+    fn announce(&self, exercise: &str) -> String {
+        let total = self.board.tally(exercise).total;
+        let exercises = self.board.exercises();
+        let after = exercises.iter().skip_while(|x| **x != exercise).skip(1);
+        let next = after
+            .chain(exercises.iter())
+            .find(|x| !self.board.tally(x).done());
+        match next {
+            Some(next) => {
+                let place = board::file_of(next).map_or(
+                    "the book's stories, with your whole lock".to_string(),
+                    |f| format!("in {f}"),
+                );
+                format!(
+                    "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
+                    board::chapter_of(next)
+                )
+            }
+            None => format!(
+                "✓ {exercise} passes all {total} checks, and so does every other: your lock keeps \
+                 every rule of the course. Read on: chapter 5, One node, replicas, Redlock, and \
+                 the debate (book/src/redlock.md)."
+            ),
+        }
+    }
+
+    fn draw(&mut self) {
+        let runs = runs_dir(&self.root);
+        self.view.kept_run = self
+            .board
+            .checks_of(self.view.exercise)
+            .find(|e| {
+                e.outcome.as_ref().is_some_and(|o| !o.passed())
+                    && recording::file(&runs, e.name).exists()
+            })
+            .map(|e| e.name);
+        terminal::show(&screen::draw(&self.board, &self.progress, &self.view));
+    }
+
+    fn save_progress(&mut self) {
+        if let Err(e) = self.progress.save(&Progress::path(&self.root)) {
+            self.view.news = vec![format!(
+                "Your progress could not be saved in {}: {e}",
+                Progress::path(&self.root).display()
+            )];
+        }
+    }
+}
+
+/// How the loop grades: in colour when the screen is a terminal, keeping
+/// failed runs for the player.
+fn grading_options(root: &Path) -> Options {
+    let mut options = Options::new(root);
+    // SAFETY: isatty only looks at the descriptor.
+    options.color = unsafe { libc::isatty(1) == 1 };
+    options.env.push((
+        recording::RUNS_DIR_VAR.to_string(),
+        runs_dir(root).display().to_string(),
+    ));
+    options
+}
+
+/// The thread that grades, one pass at a time.
+fn grader_thread(options: Options, events: Sender<Event>) -> Sender<(u64, Pass)> {
+    let (work, passes) = mpsc::channel::<(u64, Pass)>();
+    thread::spawn(move || {
+        for (generation, filters) in passes {
+            let mut options = options.clone();
+            options.filters = filters;
+            let results = grade::run(&options);
+            if events
+                .send(Event::Graded {
+                    generation,
+                    results,
+                })
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    work
+}
+
+/// Watches `dir` for saves of `.rs` files; each save, once the files are
+/// quiet for [`DEBOUNCE`], becomes one [`Event::Saved`].
+fn watch_sources(
+    dir: &Path,
+    events: Sender<Event>,
+) -> Result<notify::RecommendedWatcher, CourseError> {
+    let (raw, changes) = mpsc::channel::<PathBuf>();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let Ok(event) = event else { return };
+        if matches!(event.kind, EventKind::Access(_)) {
+            return;
+        }
+        for path in event.paths {
+            if path.extension().is_some_and(|e| e == "rs") {
+                let _ = raw.send(path);
+            }
+        }
+    })
+    .map_err(|e| watch_error(dir, e))?;
+    watcher
+        .watch(dir, RecursiveMode::NonRecursive)
+        .map_err(|e| watch_error(dir, e))?;
+    thread::spawn(move || {
+        while let Ok(first) = changes.recv() {
+            let mut paths = vec![first];
+            while let Ok(more) = changes.recv_timeout(DEBOUNCE) {
+                paths.push(more);
+            }
+            paths.sort();
+            paths.dedup();
+            if events.send(Event::Saved(paths)).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(watcher)
+}
+
+fn watch_error(dir: &Path, e: notify::Error) -> CourseError {
+    CourseError::Usage(format!(
+        "cannot watch {} for saves: {e}; grade by hand with `cargo test -p exercises` meanwhile",
+        dir.display()
+    ))
+}
