@@ -18,6 +18,9 @@ pub struct Exercise {
     pub name: &'static str,
     /// The learner functions it holds, as [`crate::Lock`] names them.
     pub functions: &'static [&'static str],
+    /// The number of the book chapter that explains it, as the book's table
+    /// of contents shows it (`4.1`).
+    pub chapter_number: &'static str,
     /// The book chapter that explains it: its file, under `book/src/`.
     pub chapter_file: &'static str,
     /// The chapter's title, as its first heading reads.
@@ -30,6 +33,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 1,
         name: "token",
         functions: &["new_token"],
+        chapter_number: "1",
         chapter_file: "single-instance.md",
         chapter_title: "Why a lock, and the single-instance lock",
     },
@@ -37,6 +41,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 2,
         name: "acquire",
         functions: &["acquire"],
+        chapter_number: "1",
         chapter_file: "single-instance.md",
         chapter_title: "Why a lock, and the single-instance lock",
     },
@@ -44,6 +49,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 3,
         name: "release",
         functions: &["release"],
+        chapter_number: "2",
         chapter_file: "releasing.md",
         chapter_title: "Releasing: check, then delete, in one step",
     },
@@ -51,6 +57,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 4,
         name: "fencing",
         functions: &["acquire_fenced"],
+        chapter_number: "4",
         chapter_file: "fencing.md",
         chapter_title: "Fencing tokens",
     },
@@ -58,6 +65,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 5,
         name: "storage",
         functions: &["fenced_write", "fenced_read"],
+        chapter_number: "4.1",
         chapter_file: "fencing-storage.md",
         chapter_title: "The storage's side",
     },
@@ -65,6 +73,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 6,
         name: "extend",
         functions: &["extend"],
+        chapter_number: "3.1",
         chapter_file: "renewal.md",
         chapter_title: "Renewal and the watchdog",
     },
@@ -72,6 +81,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 7,
         name: "keeper",
         functions: &["keep_alive"],
+        chapter_number: "3.1",
         chapter_file: "renewal.md",
         chapter_title: "Renewal and the watchdog",
     },
@@ -79,6 +89,7 @@ pub const EXERCISES: &[Exercise] = &[
         number: 8,
         name: "redlock",
         functions: &["redlock_acquire", "redlock_release"],
+        chapter_number: "5",
         chapter_file: "redlock.md",
         chapter_title: "One node, replicas, Redlock, and the debate",
     },
@@ -93,6 +104,17 @@ impl Exercise {
     /// The reference solution's file, from the repository's root.
     pub fn solution(&self) -> String {
         format!("grader/src/reference/{}.rs", self.name)
+    }
+
+    /// The chapter as a reader finds it: number, title and file, e.g.
+    /// `2, Releasing: check, then delete, in one step (book/src/releasing.md)`.
+    pub fn chapter_line(&self) -> String {
+        format!(
+            "{}, {} ({})",
+            self.chapter_number,
+            self.chapter_title,
+            self.chapter()
+        )
     }
 
     /// The chapter's file, from the repository's root.

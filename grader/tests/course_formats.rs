@@ -102,7 +102,7 @@ fn exercism_is_version_3_with_task_ids_and_messages_for_failures() {
         .iter()
         .map(|t| t["task_id"].as_u64().unwrap_or(0))
         .collect();
-    assert_eq!(ids, [1, 1, 2, 2, 6]);
+    assert_eq!(ids, [1, 1, 2, 2, 9]);
     assert!(tests[0].get("message").is_none(), "a pass has no message");
     assert!(
         tests[1]["message"]

@@ -13,18 +13,6 @@ use crate::verdict::Property;
 
 use super::grade::{CheckResult, exercise_of};
 
-/// The exercises in the course's order, with the rule whose chapter each
-/// one is read with. The last group, `scenarios`, plays the book's stories
-/// with the learner's whole lock.
-const EXERCISES: [(&str, Property); 6] = [
-    ("token", Property::TokensUnique),
-    ("acquire", Property::AcquireTakesFreeLock),
-    ("release", Property::ReleaseFreesOwnLock),
-    ("fencing", Property::TokensGrow),
-    ("storage", Property::StaleRequestsRejected),
-    ("scenarios", Property::SameAsReference),
-];
-
 /// The group of checks that plays the stories with the whole lock.
 pub const SCENARIOS: &str = "scenarios";
 
@@ -33,22 +21,19 @@ pub fn file_of(exercise: &str) -> Option<String> {
     (exercise != SCENARIOS).then(|| format!("exercises/src/{exercise}.rs"))
 }
 
-/// The book chapter to read with `exercise`.
-pub fn chapter_of(exercise: &str) -> &'static str {
-    EXERCISES
-        .iter()
-        .find(|(name, _)| *name == exercise)
-        .map_or(EXERCISES[0].1, |(_, rule)| *rule)
-        .chapter()
+/// The book chapter to read with `exercise` (the scenarios: the chapters
+/// of the stories they play).
+pub fn chapter_of(exercise: &str) -> String {
+    crate::exercise::named(exercise).map_or_else(
+        || Property::SameAsReference.chapter().to_string(),
+        |row| row.chapter_line(),
+    )
 }
 
 /// The exercise that `exercises/src/NAME.rs` holds, if it is one.
 pub fn exercise_of_file(file_name: &str) -> Option<&'static str> {
     let stem = file_name.strip_suffix(".rs")?;
-    EXERCISES
-        .iter()
-        .map(|(name, _)| *name)
-        .find(|name| *name == stem && *name != SCENARIOS)
+    crate::exercise::named(stem).map(|row| row.name)
 }
 
 /// One check and what it came to last (`None`: not graded yet).
@@ -228,6 +213,9 @@ mod tests {
                 "release",
                 "fencing",
                 "storage",
+                "extend",
+                "keeper",
+                "redlock",
                 "scenarios"
             ]
         );

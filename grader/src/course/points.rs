@@ -3,8 +3,9 @@
 //! Every check of [`crate::checks::CHECKS`] has exactly one row (a test
 //! keeps the two in step), so a new check cannot go ungraded. The weights
 //! follow the work: a direct check is worth 3, an exercise's `explored`
-//! check (hundreds of histories against the model) 5, and a scenario, which
-//! replays a story with the whole lock once the exercises pass, 2. To weigh
+//! check (hundreds of histories against the model) 5, and a story (a
+//! scenario, which replays one with the whole lock once the exercises pass,
+//! or one of Redlock's) 2. To weigh
 //! the checks differently for a class, change the numbers here; every output
 //! format reads them from this table.
 
@@ -39,6 +40,27 @@ pub const POINTS: &[(&str, u32)] = &[
     ("storage::fenced_reads", 3),
     ("storage::long_pause_fenced", 3),
     ("storage::explored", 5),
+    ("extend::renews_its_own_lock", 3),
+    ("extend::leaves_another_holders_lock", 3),
+    ("extend::never_brings_back_a_lost_lock", 3),
+    ("extend::never_renews_a_lock_that_changed_hands", 3),
+    ("extend::explored", 5),
+    ("keeper::renews_in_time", 3),
+    ("keeper::stops_the_job_when_a_renewal_fails", 3),
+    ("keeper::renewal_pause", 3),
+    ("redlock::takes_a_majority", 3),
+    ("redlock::counts_the_time_spent", 3),
+    ("redlock::carries_on_without_two_nodes", 3),
+    ("redlock::refuses_without_a_majority", 3),
+    ("redlock::gives_up_when_the_ttl_is_spent", 3),
+    ("redlock::release_frees_every_node", 3),
+    ("redlock::release_spares_another_holder", 3),
+    ("redlock::release_compares_and_deletes_in_one_step", 3),
+    ("redlock::explored", 5),
+    ("redlock::clock_jump", 2),
+    ("redlock::restart_without_persistence", 2),
+    ("redlock::delayed_restart", 2),
+    ("redlock::pause_longer_than_validity", 2),
     ("scenarios::normal_run", 2),
     ("scenarios::race", 2),
     ("scenarios::gc_pause", 2),

@@ -4,8 +4,9 @@
 //! `error` only, `message` (here: cargo's compile error). Each test has
 //! `name`, `test_code`, `status`, `message` (for a failure), `output` (what
 //! the check's process printed, at most 500 characters as the interface asks)
-//! and `task_id`: the exercise's number, 1 (`token`) to 5 (`storage`), and 6
-//! for the `scenarios` that play the whole lock. Tests come in the course's
+//! and `task_id`: the exercise's number in the course's table of exercises
+//! (1 `token`, 2 `acquire`, …), and one more for the `scenarios` that play
+//! the whole lock. Tests come in the course's
 //! order. When nothing could run, `tests` is left out, as the interface says.
 
 use serde_json::json;
@@ -13,27 +14,17 @@ use serde_json::json;
 use super::super::grade::Results;
 use super::{Row, Status, overall, pretty};
 
-/// The exercises in order; a check's task id is its exercise's place, from 1.
-pub const TASKS: &[&str] = &[
-    "token",
-    "acquire",
-    "release",
-    "fencing",
-    "storage",
-    "scenarios",
-];
-
 /// The most a test's `output` may hold, in characters.
 const OUTPUT_MAX: usize = 500;
 /// The most the top-level `message` may hold, in characters.
 const MESSAGE_MAX: usize = 65_535;
 
-/// The task id of `exercise`: its place in [`TASKS`], from 1.
+/// The task id of `exercise`: its number in the course's table of
+/// exercises; the `scenarios`, which play the whole lock, come after the last.
 pub fn task_id(exercise: &str) -> usize {
-    TASKS
-        .iter()
-        .position(|t| *t == exercise)
-        .map_or(TASKS.len() + 1, |i| i + 1)
+    crate::exercise::named(exercise).map_or(crate::exercise::EXERCISES.len() + 1, |row| {
+        usize::from(row.number)
+    })
 }
 
 /// Exercism's results for `results`.
