@@ -5,6 +5,10 @@
 //! hear it, with a hint that points at the usual mistake and the book chapter
 //! that explains it. A [`Violation`] is one time a rule was broken: which
 //! rule, at which second, and what exactly happened.
+//!
+//! The file is longer than most on purpose: every rule's words (the rule,
+//! its hint, its three hint levels for `cargo course`, its chapter) stay in
+//! this one place, so a rule cannot be added with its text half written.
 
 use std::fmt;
 

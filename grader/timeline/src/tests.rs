@@ -1,0 +1,163 @@
+//! The JSON's shape, the rules [`Timeline::validate`] enforces, and the
+//! order of the ✗ marks.
+
+use super::*;
+
+fn client(state: State, believes: bool, actions: Vec<Action>) -> ClientSecond {
+    ClientSecond {
+        state,
+        believes,
+        token: None,
+        actions,
+    }
+}
+
+fn wrote(text: &str, unsafe_: bool) -> Action {
+    Action {
+        kind: ActionKind::Wrote,
+        text: text.into(),
+        unsafe_,
+        rejected: false,
+    }
+}
+
+/// Two seconds, with the columns out of alphabetical order: B, then A.
+fn sample() -> Timeline {
+    let second = |t: u64, a: Vec<Action>, b: Vec<Action>| Second {
+        t,
+        clients: BTreeMap::from([
+            ("A".to_string(), client(State::Working, true, a)),
+            ("B".to_string(), client(State::Waiting, false, b)),
+        ]),
+        holder: Some("A".into()),
+        ttl_left_s: Some(10 - t),
+        counter: 0,
+        highest_token: None,
+        notes: Vec::new(),
+    };
+    Timeline {
+        name: "sample".into(),
+        title: "A sample".into(),
+        story: "A and B both write.".into(),
+        implementation: "reference".into(),
+        ttl_s: 10,
+        fencing: false,
+        clients: vec!["B".into(), "A".into()],
+        seconds: vec![
+            second(0, vec![], vec![]),
+            second(
+                1,
+                vec![wrote("wrote 1", true)],
+                vec![wrote("wrote 1", true)],
+            ),
+        ],
+        outcome: Outcome {
+            counter: 1,
+            jobs: 2,
+            summary: "Two jobs, counter = 1: one update was lost.".into(),
+        },
+        messages: vec![Message {
+            t: 0,
+            client: "A".into(),
+            to: Lane::Redis,
+            command: "SET lock <A's token> NX PX 10000".into(),
+            reply: "OK".into(),
+        }],
+    }
+}
+
+#[test]
+fn json_round_trips_byte_for_byte() {
+    let timeline = sample();
+    let json = timeline.to_json();
+    let back: Timeline = serde_json::from_str(&json).expect("parses");
+    assert_eq!(back, timeline);
+    assert_eq!(back.to_json(), json);
+    assert!(json.contains(r#""unsafe": true"#), "{json}");
+    assert!(json.contains(r#""state": "waiting""#), "{json}");
+}
+
+#[test]
+fn a_file_without_messages_still_reads() {
+    let mut timeline = sample();
+    timeline.messages.clear();
+    let json = timeline.to_json();
+    assert!(!json.contains("\"messages\""), "{json}");
+    let back: Timeline = serde_json::from_str(&json).expect("parses without messages");
+    assert_eq!(back, timeline);
+    assert!(sample().to_json().contains(r#""to": "redis""#));
+}
+
+#[test]
+fn unknown_fields_are_refused() {
+    let json = sample()
+        .to_json()
+        .replacen("\"unsafe\":", "\"unsafe_\":", 1);
+    let err = serde_json::from_str::<Timeline>(&json).expect_err("unknown field");
+    assert!(err.to_string().contains("unsafe_"), "{err}");
+}
+
+#[test]
+fn validate_accepts_a_whole_timeline() {
+    assert_eq!(sample().validate("sample"), Ok(()));
+}
+
+#[test]
+fn validate_refuses_a_wrong_name_a_gap_and_a_missing_client() {
+    let timeline = sample();
+    assert!(timeline.validate("other").is_err());
+
+    let mut gap = sample();
+    gap.seconds[1].t = 2;
+    let err = gap.validate("sample").expect_err("gap");
+    assert!(err.contains("seconds[1] has t = 2"), "{err}");
+
+    let mut missing = sample();
+    missing.seconds[1].clients.remove("B");
+    let err = missing.validate("sample").expect_err("missing client");
+    assert!(err.contains("client \"B\" is missing"), "{err}");
+
+    let mut stranger = sample();
+    stranger.seconds[0].holder = Some("C".into());
+    assert!(stranger.validate("sample").is_err());
+}
+
+#[test]
+fn unsafe_actions_follow_the_columns() {
+    let timeline = sample();
+    let marks: Vec<&str> = timeline
+        .unsafe_actions(&timeline.seconds[1])
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(marks, ["B", "A"]);
+    assert_eq!(timeline.unsafe_actions(&timeline.seconds[0]).count(), 0);
+}
+
+#[test]
+fn labels_are_the_json_words() {
+    for state in [
+        State::Idle,
+        State::Waiting,
+        State::Working,
+        State::Paused,
+        State::Crashed,
+        State::Done,
+    ] {
+        let json = serde_json::to_string(&state).expect("serialises");
+        assert_eq!(json, format!("\"{}\"", state.label()));
+    }
+}
+
+#[test]
+fn tokens_are_renumbered_in_the_order_granted() {
+    let mut timeline = sample();
+    timeline.seconds[0].clients.get_mut("A").expect("A").token = Some(33);
+    let b = timeline.seconds[1].clients.get_mut("B").expect("B");
+    b.token = Some(35);
+    b.actions = vec![wrote("write with token 35", false)];
+    let renumbered = timeline.with_tokens_renumbered();
+    let b = &renumbered.seconds[1].clients["B"];
+    assert_eq!(renumbered.seconds[0].clients["A"].token, Some(1));
+    assert_eq!(b.token, Some(2));
+    assert_eq!(b.actions[0].text, "write with token 2");
+}

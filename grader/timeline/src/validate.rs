@@ -1,0 +1,68 @@
+//! What serde cannot check in a timeline read back from JSON: its name, the
+//! seconds numbered without gaps, and every second describing every client.
+
+use crate::{Second, Timeline};
+
+impl Timeline {
+    /// Checks the rules the JSON shape alone does not enforce, and returns
+    /// the first one broken, in words.
+    ///
+    /// `expected_name` is the file's stem: a timeline renamed on disk but
+    /// not inside would show one name in the menu and need another in the
+    /// directive.
+    pub fn validate(&self, expected_name: &str) -> Result<(), String> {
+        if self.name != expected_name {
+            return Err(format!(
+                "\"name\" is {:?} but the file is named {expected_name:?}.json",
+                self.name
+            ));
+        }
+        if self.clients.is_empty() {
+            return Err("\"clients\" is empty".to_owned());
+        }
+        for (i, client) in self.clients.iter().enumerate() {
+            if self.clients[..i].contains(client) {
+                return Err(format!("client {client:?} is listed twice in \"clients\""));
+            }
+        }
+        if self.seconds.is_empty() {
+            return Err("\"seconds\" is empty".to_owned());
+        }
+        for (index, second) in self.seconds.iter().enumerate() {
+            self.validate_second(index, second)?;
+        }
+        Ok(())
+    }
+
+    fn validate_second(&self, index: usize, second: &Second) -> Result<(), String> {
+        // `t` doubles as the index everywhere (table rows, the player's
+        // slider), so a gap would shift every later second.
+        if usize::try_from(second.t).ok() != Some(index) {
+            return Err(format!(
+                "seconds[{index}] has t = {}, expected t = {index} (no gaps, starting at 0)",
+                second.t
+            ));
+        }
+        let t = second.t;
+        for client in &self.clients {
+            if !second.clients.contains_key(client) {
+                return Err(format!("t = {t}: client {client:?} is missing"));
+            }
+        }
+        if let Some(extra) = second.clients.keys().find(|c| !self.clients.contains(c)) {
+            return Err(format!(
+                "t = {t}: client {extra:?} is not in \"clients\" {:?}",
+                self.clients
+            ));
+        }
+        if let Some(holder) = &second.holder
+            && !self.clients.contains(holder)
+        {
+            return Err(format!(
+                "t = {t}: holder {holder:?} is not in \"clients\" {:?}",
+                self.clients
+            ));
+        }
+        Ok(())
+    }
+}
