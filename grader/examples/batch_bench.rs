@@ -22,9 +22,9 @@ fn prepare(dir: &Path, count: usize) -> std::io::Result<()> {
     for i in 0..count {
         let src = dir.join(format!("student-{i:03}/exercises/src"));
         fs::create_dir_all(&src)?;
-        for exercise in ["token", "acquire", "release", "fencing", "storage"] {
-            let from = course_root().join(format!("grader/src/reference/{exercise}.rs"));
-            fs::copy(&from, src.join(format!("{exercise}.rs")))?;
+        for exercise in grader::exercise::EXERCISES {
+            let from = course_root().join(exercise.solution());
+            fs::copy(&from, src.join(format!("{}.rs", exercise.name)))?;
         }
     }
     Ok(())

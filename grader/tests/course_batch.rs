@@ -47,7 +47,7 @@ fn write(path: &Path, text: &str) {
 
 /// A submission with the reference solutions, `acquire.rs` changed by `insert`.
 fn solutions(dir: &Path, insert: &str) {
-    for exercise in ["token", "acquire", "release", "fencing", "storage"] {
+    for exercise in grader::exercise::EXERCISES.iter().map(|e| e.name) {
         let insert = if exercise == "acquire" { insert } else { "" };
         write(
             &dir.join(format!("exercises/src/{exercise}.rs")),
