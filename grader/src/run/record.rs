@@ -107,6 +107,7 @@ impl Runner<'_> {
                 .then_some(row.fence)
                 .filter(|&f| f > 0),
             notes,
+            nodes: BTreeMap::new(),
         })
     }
 
@@ -188,6 +189,7 @@ impl Runner<'_> {
             ttl_s: self.scenario.ttl_s,
             fencing: self.scenario.fencing != Fencing::Off,
             clients: self.clients.iter().map(|c| c.name().to_string()).collect(),
+            nodes: Vec::new(),
             seconds,
             outcome: Outcome {
                 counter,

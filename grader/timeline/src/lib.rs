@@ -43,6 +43,10 @@ pub struct Timeline {
     pub fencing: bool,
     /// The clients, in column order.
     pub clients: Vec<String>,
+    /// The Redis nodes, in row order, when the story runs on more than one
+    /// (Redlock's five, or a primary and its replica); empty for one server.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<String>,
     /// One entry per second from t = 0, without gaps.
     pub seconds: Vec<Second>,
     /// How it ended.
@@ -91,7 +95,9 @@ pub struct Second {
     pub t: u64,
     /// Each client's second, by name.
     pub clients: BTreeMap<String, ClientSecond>,
-    /// Whose token the lock key holds at the end of the second.
+    /// Whose token the lock key holds at the end of the second. With several
+    /// nodes: the client whose token a majority of the nodes hold (Redlock),
+    /// or the one the current primary holds (a primary and its replica).
     pub holder: Option<String>,
     /// The lock key's remaining TTL at the end of the second, in seconds.
     pub ttl_left_s: Option<u64>,
@@ -102,6 +108,52 @@ pub struct Second {
     /// What Redis did on its own this second (a key expiring).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Each node at the end of the second, by name (see [`Timeline::nodes`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, NodeSecond>,
+}
+
+/// One Redis node during one second, in a story on several nodes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSecond {
+    /// Whether the node runs, is stopped, or is gone.
+    pub health: NodeHealth,
+    /// Its role, where nodes have one (a primary and its replicas); `None`
+    /// for Redlock's independent nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<NodeRole>,
+    /// Whose token the lock key holds on this node at the end of the second.
+    pub holder: Option<String>,
+    /// How many seconds this node's clock runs ahead of the others' (a jump).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clock_ahead_s: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// What a node is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeHealth {
+    /// Running and answering.
+    Up,
+    /// Stopped (`SIGSTOP`, `docker pause`): it keeps its data, answers nothing.
+    Paused,
+    /// Killed: no process; it comes back empty, if at all.
+    Down,
+}
+
+/// A node's role in a primary–replica pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeRole {
+    /// Takes writes; its replicas copy them, asynchronously.
+    Primary,
+    /// Copies the primary; promoted to primary on a failover.
+    Replica,
 }
 
 /// One client during one second.

@@ -34,6 +34,7 @@ fn sample() -> Timeline {
         counter: 0,
         highest_token: None,
         notes: Vec::new(),
+        nodes: BTreeMap::new(),
     };
     Timeline {
         name: "sample".into(),
@@ -43,6 +44,7 @@ fn sample() -> Timeline {
         ttl_s: 10,
         fencing: false,
         clients: vec!["B".into(), "A".into()],
+        nodes: Vec::new(),
         seconds: vec![
             second(0, vec![], vec![]),
             second(
@@ -120,6 +122,52 @@ fn validate_refuses_a_wrong_name_a_gap_and_a_missing_client() {
     let mut stranger = sample();
     stranger.seconds[0].holder = Some("C".into());
     assert!(stranger.validate("sample").is_err());
+}
+
+/// The sample on two nodes: both hold A's token in every second.
+fn on_two_nodes() -> Timeline {
+    let mut timeline = sample();
+    timeline.nodes = vec!["node 1".into(), "node 2".into()];
+    for second in &mut timeline.seconds {
+        for node in &timeline.nodes {
+            let state = NodeSecond {
+                health: NodeHealth::Up,
+                role: None,
+                holder: Some("A".into()),
+                clock_ahead_s: 0,
+            };
+            second.nodes.insert(node.clone(), state);
+        }
+    }
+    timeline
+}
+
+#[test]
+fn validate_holds_every_second_to_the_nodes() {
+    assert_eq!(on_two_nodes().validate("sample"), Ok(()));
+
+    let mut missing = on_two_nodes();
+    missing.seconds[1].nodes.remove("node 2");
+    let err = missing.validate("sample").expect_err("missing node");
+    assert!(err.contains("t = 1: node \"node 2\" is missing"), "{err}");
+
+    let mut stranger = on_two_nodes();
+    let node = stranger.seconds[0].nodes.get_mut("node 1").expect("node 1");
+    node.holder = Some("C".into());
+    let err = stranger.validate("sample").expect_err("unknown holder");
+    assert!(err.contains("holds \"C\""), "{err}");
+
+    let mut twice = on_two_nodes();
+    twice.nodes.push("node 1".into());
+    assert!(twice.validate("sample").is_err());
+}
+
+#[test]
+fn a_node_round_trips_through_json_and_one_server_writes_no_nodes() {
+    let timeline = on_two_nodes();
+    let back: Timeline = serde_json::from_str(&timeline.to_json()).expect("reads back");
+    assert_eq!(back, timeline);
+    assert!(!sample().to_json().contains("\"nodes\""));
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! What serde cannot check in a timeline read back from JSON: its name, the
-//! seconds numbered without gaps, and every second describing every client.
+//! seconds numbered without gaps, every second describing every client, and,
+//! in a story on several nodes, every node.
 
 use crate::{Second, Timeline};
 
@@ -23,6 +24,11 @@ impl Timeline {
         for (i, client) in self.clients.iter().enumerate() {
             if self.clients[..i].contains(client) {
                 return Err(format!("client {client:?} is listed twice in \"clients\""));
+            }
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            if self.nodes[..i].contains(node) {
+                return Err(format!("node {node:?} is listed twice in \"nodes\""));
             }
         }
         if self.seconds.is_empty() {
@@ -62,6 +68,28 @@ impl Timeline {
                 "t = {t}: holder {holder:?} is not in \"clients\" {:?}",
                 self.clients
             ));
+        }
+        for node in &self.nodes {
+            if !second.nodes.contains_key(node) {
+                return Err(format!("t = {t}: node {node:?} is missing"));
+            }
+        }
+        if let Some(extra) = second.nodes.keys().find(|n| !self.nodes.contains(n)) {
+            return Err(format!(
+                "t = {t}: node {extra:?} is not in \"nodes\" {:?}",
+                self.nodes
+            ));
+        }
+        for (node, state) in &second.nodes {
+            if let Some(holder) = &state.holder
+                && holder != "?"
+                && !self.clients.contains(holder)
+            {
+                return Err(format!(
+                    "t = {t}: node {node:?} holds {holder:?}, who is not in \"clients\" {:?}",
+                    self.clients
+                ));
+            }
         }
         Ok(())
     }
