@@ -5,7 +5,7 @@
 
 use grader::course::Format;
 use grader::course::format::{self, exercism};
-use grader::course::grade::{CheckResult, Results};
+use grader::course::grade::{CheckResult, Results, exit_code};
 use grader::harness::{Cause, End, Outcome};
 
 fn check(name: &str, outcome: Outcome) -> CheckResult {
@@ -200,4 +200,23 @@ fn junit_reads_back_with_one_testcase_per_check() {
         .find(|c| c.has_tag_name("system-out"))
         .expect("output");
     assert!(out.text().unwrap_or("").contains("bye \\u{1b}[2K"));
+}
+
+#[test]
+fn exercism_exits_0_whatever_the_results_and_the_others_fail_unless_all_passed() {
+    let passed = Results::Graded {
+        checks: vec![check("token::unique", Outcome::Passed)],
+    };
+    let compile_error = Results::CompileError {
+        output: "error[E0425]".into(),
+        not_run: vec!["token::unique".into()],
+    };
+    for format in [Format::Github, Format::Junit, Format::Json] {
+        assert_eq!(exit_code(format, &passed), 0, "{format:?}");
+        assert_eq!(exit_code(format, &mixed()), 1, "{format:?}");
+        assert_eq!(exit_code(format, &compile_error), 1, "{format:?}");
+    }
+    for results in [&passed, &mixed(), &compile_error] {
+        assert_eq!(exit_code(Format::Exercism, results), 0);
+    }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::CourseError;
 use super::process;
-use super::{GradeArgs, format};
+use super::{Format, GradeArgs, format};
 use crate::checks;
 use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
 use crate::harness::{Arguments, Outcome};
@@ -299,8 +299,7 @@ pub fn summary(results: &Results) -> String {
 }
 
 /// `cargo course grade`: grades this course's exercises and writes the
-/// results in the format asked for. Exits 0 when every check passed, 1 when
-/// one did not or the exercises did not compile.
+/// results in the format asked for, and exits as [`exit_code`] says.
 pub fn command(args: &GradeArgs) -> Result<ExitCode, CourseError> {
     let mut options = Options::this_course();
     options.filters = args.filters.clone();
@@ -323,9 +322,23 @@ pub fn command(args: &GradeArgs) -> Result<ExitCode, CourseError> {
             eprintln!("wrote {}", path.display());
         }
     }
-    Ok(if results.all_passed() {
+    Ok(if exit_code(args.format, &results) == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// How `cargo course grade` exits once the results are written: 0 when
+/// every check passed and 1 otherwise, so that a CI job turns red; but
+/// always 0 for Exercism, whose runner interface asks for 0 whenever the
+/// runner ran, whatever the tests' status, and reads that status from
+/// `results.json` alone. (Grading that could not run at all, with no
+/// results written, exits 2 in every format.)
+pub fn exit_code(format: Format, results: &Results) -> u8 {
+    match format {
+        Format::Exercism => 0,
+        _ if results.all_passed() => 0,
+        _ => 1,
+    }
 }
