@@ -174,6 +174,30 @@ fn save(path: &Path, text: &str) {
     fs::rename(&partial, path).expect("rename");
 }
 
+/// The processes (pid and command) whose working folder is in `dir`: the
+/// loop's cargo and test binaries run there.
+fn running_in(dir: &Path) -> Vec<(u32, String)> {
+    let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cwd = fs::read_link(entry.path().join("cwd"));
+        if cwd.is_ok_and(|cwd| cwd.starts_with(&dir)) {
+            let command = fs::read_to_string(entry.path().join("cmdline"))
+                .unwrap_or_default()
+                .replace('\0', " ");
+            found.push((pid, command));
+        }
+    }
+    found
+}
+
 fn reference(work: &Path, exercise: &str) -> String {
     fs::read_to_string(work.join(format!("grader/src/reference/{exercise}.rs"))).expect("reference")
 }
@@ -261,12 +285,23 @@ fn the_watch_loop_follows_the_learner() {
     });
     pane.keys("l");
 
-    // q quits and leaves the progress behind.
+    // q quits in the middle of a grading, stops it, and leaves the progress behind.
+    save(&src.join("release.rs"), &reference(&work, "release"));
+    pane.wait("a grading under way", WARM, |s| s.contains("grading…"));
     pane.keys("q");
     let started = Instant::now();
     while pane.alive() && started.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
     }
+    let mut left = running_in(&work);
+    while !left.is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+        left = running_in(&work);
+    }
+    assert!(
+        left.is_empty(),
+        "quitting left the grading running: {left:?}"
+    );
     let progress = fs::read_to_string(work.join(".course-progress")).expect("progress was kept");
     assert!(progress.contains("done = token\n"), "{progress}");
     assert!(progress.contains("exercise = acquire\n"), "{progress}");

@@ -111,6 +111,8 @@ pub fn run(root: PathBuf) -> Result<ExitCode, CourseError> {
     state.regrade(vec![Vec::new()]);
     state.draw();
     state.serve(&inbox);
+    // A grading may still be running: its cargo and test processes go with the loop.
+    super::process::stop_all();
     let _ = state.progress.save(&progress_path);
     println!();
     Ok(ExitCode::SUCCESS)

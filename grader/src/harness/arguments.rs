@@ -190,6 +190,6 @@ mod tests {
         );
         assert_eq!(parse(&["--test-threads=3"]).jobs, NonZeroUsize::new(3));
         assert!(Arguments::parse(["--test-threads".to_string(), "0".to_string()]).is_err());
-        assert!(parse(&["--ignored"]).selects("token::unique") == false);
+        assert!(!parse(&["--ignored"]).selects("token::unique"));
     }
 }

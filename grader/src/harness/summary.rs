@@ -72,7 +72,7 @@ impl<'a> Printer<'a> {
         let passed = finished.outcome.passed();
         if self.quiet {
             write!(out, "{}", if passed { '.' } else { 'F' })?;
-            if self.printed % QUIET_WIDTH == 0 {
+            if self.printed.is_multiple_of(QUIET_WIDTH) {
                 write!(out, " {}/{}", self.printed, self.total)?;
                 writeln!(out)?;
             }
@@ -93,7 +93,7 @@ impl<'a> Printer<'a> {
         filtered_out: usize,
         took: Duration,
     ) -> io::Result<Counts> {
-        if self.quiet && self.printed % QUIET_WIDTH != 0 {
+        if self.quiet && !self.printed.is_multiple_of(QUIET_WIDTH) {
             writeln!(out)?;
         }
         let (passes, failures): (Vec<_>, Vec<_>) =
