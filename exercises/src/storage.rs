@@ -15,8 +15,10 @@
 //! Redis stores the fields as strings, and Lua compares strings letter by
 //! letter ("10" < "9"): turn both sides into numbers (`tonumber`) before you
 //! compare. Lua numbers are doubles, exact for whole numbers up to 2^53, which
-//! is as far as a fencing counter may go here. The row may not exist yet, or
-//! lack a field: a missing `fence` or `value` reads as 0.
+//! is as far as a fencing token or a value may go here (returning the `value`
+//! field as Redis stores it, a string that redis-rs reads into an `i64`, is
+//! exact for any `i64`). The row may not exist yet, or lack a field: a missing
+//! `fence` or `value` reads as 0.
 
 use redis::{ConnectionLike, RedisResult};
 

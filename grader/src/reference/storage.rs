@@ -15,8 +15,10 @@
 //! Redis stores the fields as strings, and Lua compares strings letter by
 //! letter ("10" < "9"): turn both sides into numbers (`tonumber`) before you
 //! compare. Lua numbers are doubles, exact for whole numbers up to 2^53, which
-//! is as far as a fencing counter may go here. The row may not exist yet, or
-//! lack a field: a missing `fence` or `value` reads as 0.
+//! is as far as a fencing token or a value may go here (returning the `value`
+//! field as Redis stores it, a string that redis-rs reads into an `i64`, is
+//! exact for any `i64`). The row may not exist yet, or lack a field: a missing
+//! `fence` or `value` reads as 0.
 
 use redis::{ConnectionLike, RedisResult, Script};
 
@@ -38,7 +40,7 @@ if tonumber(ARGV[1]) < highest then
     return false
 end
 redis.call("HSET", KEYS[1], "fence", ARGV[1])
-return tonumber(redis.call("HGET", KEYS[1], "value")) or 0
+return redis.call("HGET", KEYS[1], "value") or 0
 "#;
 
 /// Writes `value` into `row` on behalf of the holder of `fencing_token`.
