@@ -14,7 +14,7 @@
 //! `cargo test -p exercises acquire::`; `cargo test -p exercises` runs them
 //! all. The grader hands your functions a real Redis connection, watches the
 //! commands they send, and plays the course's scenarios with them. The book
-//! (chapters 1 to 5) explains every idea used here.
+//! (chapters 1 to 6) explains every idea used here.
 
 // The stubs do not use their arguments yet.
 #![allow(unused_variables)]

@@ -89,9 +89,9 @@ pub const EXERCISES: &[Exercise] = &[
         number: 8,
         name: "redlock",
         functions: &["redlock_acquire", "redlock_release"],
-        chapter_number: "5",
-        chapter_file: "redlock.md",
-        chapter_title: "One node, replicas, Redlock, and the debate",
+        chapter_number: "6",
+        chapter_file: "redlock-practice.md",
+        chapter_title: "Redlock in practice",
     },
 ];
 

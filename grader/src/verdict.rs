@@ -523,7 +523,7 @@ impl Property {
             | Property::RedlockValidity
             | Property::RedlockReleasesOnFailure
             | Property::RedlockSameAsReference => {
-                "5, One node, replicas, Redlock, and the debate (book/src/redlock.md)"
+                "6, Redlock in practice (book/src/redlock-practice.md)"
             }
             Property::StaleRequestsRejected
             | Property::EqualTokensAccepted

@@ -301,8 +301,8 @@ impl Loop {
             }
             None => format!(
                 "✓ {exercise} passes all {total} checks, and so does every other: your lock keeps \
-                 every rule of the course. Read on: chapter 5, One node, replicas, Redlock, and \
-                 the debate (book/src/redlock.md)."
+                 every rule of the course. Read on: chapter 7, The Redlock debate \
+                 (book/src/redlock.md)."
             ),
         }
     }
