@@ -7,10 +7,11 @@ theme and mdBook, from the preprocessor's test fixtures: `nodes-redlock`
 majority) and `nodes-failover` (a primary, its replica and a failover). The
 page has both as static strips and a player that starts on the first.
 
-Once a chapter has a `redlock-*` or `failover-*` timeline, the same checks
-take its page and its name: `check_node_player(book, page, demos)` and
-friends read the expected state from the JSON, never from the fixtures'
-particulars.
+Once the book's own timelines include some on several nodes (`redlock-*`,
+`failover-*`), the same checks also run them, in the player of the first
+chapter that has one (`targets`), and `pages.check_static_strips` holds
+their strips' node rows to the JSON. Every expectation comes from the JSON,
+never from the fixtures' particulars.
 """
 
 import json
@@ -23,6 +24,19 @@ from pages import FITS_JS, check_figures
 from player import control, go_to, open_player, walk_with
 
 DEMOS = ["nodes-redlock", "nodes-failover"]
+
+
+def targets(book):
+    """(page, demos) pairs to check: the fixtures' page, then, if the book has
+    timelines on several nodes, the first page with a player (which embeds
+    every timeline) and those timelines."""
+    found = [(NODES_PAGE, DEMOS)]
+    course = sorted(p.stem for p in (book.book_dir / "timelines").glob("*.json")
+                    if json.loads(p.read_text(encoding="utf-8")).get("nodes"))
+    pages = book.pages_containing("data-timeline-player=")
+    if course and pages:
+        found.append((pages[0], course))
+    return found
 
 NODES_JS = """
 const root = arguments[0];
@@ -62,16 +76,23 @@ def expected_cell(timeline, t, node):
     return now["health"], now["holder"] or "", glyph, jumped, changed
 
 
-def check_node_strips(book, page=NODES_PAGE):
-    """The static strips of `page` have a row per node, as the JSON says, under the key row."""
+def check_node_strips(book):
+    """The static strips of the fixtures' page have a row per node, as the JSON says, under the key row
+    (the book's own strips are held to their JSON by pages.check_static_strips)."""
+    page = NODES_PAGE
     count = check_figures(book, page)
     book.check(count >= 2, f"{page}: {count} static strips, expected the two node fixtures'")
     book.report.verified(f"{page}: {count} static strips on several nodes; a row per node under the key row, "
                          "each node's health and holder per second as in the JSON")
 
 
-def check_node_player(book, page=NODES_PAGE, demos=DEMOS):
+def check_node_player(book):
     """Stepped by keyboard, the player's node rows and node list follow the current second."""
+    for page, demos in targets(book):
+        node_player_on(book, page, demos)
+
+
+def node_player_on(book, page, demos):
     for demo in demos:
         timeline = book.timeline(demo)
         nodes = timeline["nodes"]
@@ -115,9 +136,14 @@ def check_node_player(book, page=NODES_PAGE, demos=DEMOS):
                              f"follow the JSON at every second, later seconds blank; focus stays on a control")
 
 
-def check_nodes_narrow(book, page=NODES_PAGE, demos=DEMOS):
+def check_nodes_narrow(book):
     """At 390 px the player with its node rows keeps the current column in view and nothing spills; the
     static strips keep their unsafe row in view."""
+    for page, demos in targets(book):
+        nodes_narrow_on(book, page, demos)
+
+
+def nodes_narrow_on(book, page, demos):
     try:
         book.width(NARROW)
         for demo in demos:
@@ -139,8 +165,13 @@ def check_nodes_narrow(book, page=NODES_PAGE, demos=DEMOS):
     book.report.verified(f"{NARROW} px, {page}: every strip's unsafe row is in view without scrolling sideways")
 
 
-def check_nodes_contrast(book, page=NODES_PAGE, demos=DEMOS):
+def check_nodes_contrast(book):
     """The node rows, marks and node list are readable in all five themes."""
+    for page, demos in targets(book):
+        nodes_contrast_on(book, page, demos)
+
+
+def nodes_contrast_on(book, page, demos):
     measured = 0
     failures = []
     for theme in THEMES:

@@ -262,3 +262,20 @@ fn the_table_brackets_the_primary_and_names_it() {
     assert!(table.contains("│ [A] A │"), "{table}");
     assert!(table.contains("│ [A] ✗ │"), "{table}");
 }
+
+#[test]
+fn a_second_whose_nodes_changed_is_not_folded() {
+    let mut quiet = on_two_nodes();
+    for second in &mut quiet.seconds {
+        for client in second.clients.values_mut() {
+            client.actions.clear();
+        }
+    }
+    assert!(quiet.render(None).contains("\n0–1 │"), "{}", quiet.render(None));
+    let mut paused = quiet.clone();
+    let node = paused.seconds[1].nodes.get_mut("node 2").expect("node 2");
+    node.health = NodeHealth::Paused;
+    let table = paused.render(None);
+    assert!(!table.contains("0–1"), "{table}");
+    assert!(table.contains("│ A ‖   │"), "{table}");
+}
