@@ -173,6 +173,48 @@
         return text;
     }
 
+    /** Fills a node row's cell of the player's strip with the marks of the static strip (nodes.rs). */
+    function fillNodeCell(cell, timeline, t, name) {
+        const node = timeline.seconds[t].nodes[name];
+        const before = nodeBefore(timeline, t, name);
+        const jumped = nodeJumped(node, before);
+        const changed = nodeRoleChanged(node, before);
+        cell.setAttribute('data-health', node.health);
+        cell.setAttribute('data-holder', node.holder || '');
+        cell.setAttribute('data-jumped', jumped);
+        cell.setAttribute('data-role-changed', changed);
+        cell.classList.toggle('tl-node-out', node.health !== 'up');
+        cell.classList.toggle('tl-changed', jumped || changed);
+        if (changed) {
+            cell.append('↻');
+        }
+        if (node.role) {
+            cell.append(h('span', { class: 'tl-node-role' }, node.role === 'primary' ? 'P' : 'R'));
+        }
+        cell.append(nodeGlyph(node));
+        if (jumped) {
+            cell.append(h('span', { class: 'tl-jump' }, `+${node.clock_ahead_s}s`));
+        }
+        cell.title = `t = ${t} s: ${nodeText(name, node, before)}`;
+    }
+
+    /** The Redis card's list of nodes: a glyph and the node's state in words. */
+    function nodeList(timeline, second) {
+        return h(
+            'ul',
+            { class: 'tl-node-list', 'data-role': 'nodes' },
+            timeline.nodes.map((name) => {
+                const node = second.nodes[name];
+                return h(
+                    'li',
+                    { 'data-node': name, 'data-health': node.health, 'data-holder': node.holder || '' },
+                    h('span', { class: 'tl-node-glyph', 'aria-hidden': 'true' }, nodeGlyph(node)),
+                    h('span', {}, nodeText(name, node, nodeBefore(timeline, second.t, name)))
+                );
+            })
+        );
+    }
+
     /** What happened to the nodes in second t, in words, in node order. */
     function nodeEvents(timeline, t) {
         const events = [];
@@ -294,11 +336,10 @@
         keyRule,
         keyHeading,
         keyWords,
-        nodeBefore,
-        nodeJumped,
-        nodeRoleChanged,
         nodeGlyph,
         nodeText,
+        fillNodeCell,
+        nodeList,
         actionText,
         factsText,
         statusText,

@@ -42,11 +42,8 @@
         keyRule,
         keyHeading,
         keyWords,
-        nodeBefore,
-        nodeJumped,
-        nodeRoleChanged,
-        nodeGlyph,
-        nodeText,
+        fillNodeCell,
+        nodeList,
         actionText,
         factsText,
         statusText,
@@ -334,22 +331,7 @@
                 nodes.length
                     ? h('p', {}, h('strong', {}, keyWords(timeline, second)))
                     : h('p', {}, 'lock key: ', h('strong', {}, keyText(second))),
-                nodes.length
-                    ? h(
-                          'ul',
-                          { class: 'tl-node-list', 'data-role': 'nodes' },
-                          nodes.map((name) => {
-                              const node = second.nodes[name];
-                              return h(
-                                  'li',
-                                  { 'data-node': name, 'data-health': node.health, 'data-holder': node.holder || '' },
-                                  h('span', { class: 'tl-node-glyph', 'aria-hidden': 'true' }, nodeGlyph(node)),
-                                  ' ',
-                                  nodeText(name, node, nodeBefore(timeline, second.t, name))
-                              );
-                          })
-                      )
-                    : null,
+                nodes.length ? nodeList(timeline, second) : null,
                 second.notes.length ? h('ul', { class: 'tl-notes' }, second.notes.map((n) => h('li', {}, n))) : null
             );
             const storage = h(
@@ -410,7 +392,7 @@
                         cell.append(second.holder || '–');
                         cell.title = [`t = ${t} s: ${keyWords(timeline, second)}`, ...second.notes].join('. ');
                     } else if (role === 'node-row') {
-                        this.fillNodeCell(cell, row.getAttribute('data-node'), t);
+                        fillNodeCell(cell, timeline, t, row.getAttribute('data-node'));
                     } else if (role === 'counter-row') {
                         cell.classList.toggle('tl-changed', previous !== undefined && previous.counter !== second.counter);
                         cell.append(second.counter);
@@ -437,31 +419,6 @@
                     }
                 }
             }
-        }
-
-        /** One node's cell, with the marks of the static strip (nodes.rs). */
-        fillNodeCell(cell, name, t) {
-            const node = this.timeline.seconds[t].nodes[name];
-            const before = nodeBefore(this.timeline, t, name);
-            const jumped = nodeJumped(node, before);
-            const changed = nodeRoleChanged(node, before);
-            cell.setAttribute('data-health', node.health);
-            cell.setAttribute('data-holder', node.holder || '');
-            cell.setAttribute('data-jumped', jumped);
-            cell.setAttribute('data-role-changed', changed);
-            cell.classList.toggle('tl-node-out', node.health !== 'up');
-            cell.classList.toggle('tl-changed', jumped || changed);
-            if (changed) {
-                cell.append('↻');
-            }
-            if (node.role) {
-                cell.append(h('span', { class: 'tl-node-role' }, node.role === 'primary' ? 'P' : 'R'));
-            }
-            cell.append(nodeGlyph(node));
-            if (jumped) {
-                cell.append(h('span', { class: 'tl-jump' }, `+${node.clock_ahead_s}s`));
-            }
-            cell.title = `t = ${t} s: ${nodeText(name, node, before)}`;
         }
 
         /**

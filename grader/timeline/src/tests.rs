@@ -271,7 +271,8 @@ fn a_second_whose_nodes_changed_is_not_folded() {
             client.actions.clear();
         }
     }
-    assert!(quiet.render(None).contains("\n0–1 │"), "{}", quiet.render(None));
+    let folded = quiet.render(None);
+    assert!(folded.contains("\n0–1 │"), "{folded}");
     let mut paused = quiet.clone();
     let node = paused.seconds[1].nodes.get_mut("node 2").expect("node 2");
     node.health = NodeHealth::Paused;
