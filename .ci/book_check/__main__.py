@@ -5,7 +5,9 @@
 drives headless Chromium through the served book (at BASE_URL; the book's
 sources at BOOK_DIR, the built HTML in OUT_DIR/html) and checks what a reader
 sees: the player against the recorded timelines, the strips, the page
-heights, print, the five themes and the quizzes. It writes screenshots and
+heights, print, the five themes and the quizzes; and, on a small page built
+from the preprocessor's fixtures (OUT_DIR/html/nodes-check/), timelines on
+several Redis nodes. It writes screenshots and
 a summary of what it verified (summary.txt) into OUT_DIR, and exits non-zero
 on the first failed check.
 """
@@ -20,6 +22,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 
 from browser import Book, CheckFailed, Report  # noqa: E402
+import nodes  # noqa: E402
 import pages  # noqa: E402
 import player  # noqa: E402
 
@@ -38,6 +41,10 @@ CHECKS = [
     pages.check_print,
     pages.check_narrow_strips,
     pages.check_contrast,
+    nodes.check_node_strips,
+    nodes.check_node_player,
+    nodes.check_nodes_narrow,
+    nodes.check_nodes_contrast,
 ]
 
 

@@ -20,20 +20,31 @@ from player import expected_unsafe, go_to, open_player
 FENCING_PAGE_MAX_PX = 13_800 // 3
 
 
+def expected_rows(timeline):
+    """A strip's rows, by `data-role` (and client or node), as the JSON makes them."""
+    rows = [f"belief-row:{c}" for c in timeline["clients"]] + ["holder-row"]
+    rows += [f"node-row:{n}" for n in timeline.get("nodes", [])]
+    rows += ["counter-row"] + (["token-row"] if timeline["fencing"] else []) + ["unsafe-row"]
+    return rows
+
+
 class StripParser(html.parser.HTMLParser):
     """Collects, per static strip (`div.tl-figure[data-timeline]`), its rows
-    (by `data-role`), its column seconds and its unsafe cells."""
+    (by `data-role`), its column seconds, its unsafe cells and its node cells
+    (`{node: [(second, health, holder), ...]}`)."""
 
     def __init__(self):
         super().__init__()
         self.figures = {}
         self.current = None
         self.row = None
+        self.node = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "div" and "tl-figure" in (a.get("class") or "").split() and a.get("data-timeline"):
-            self.current = {"name": a["data-timeline"], "rows": [], "columns": [], "unsafe": {}, "strip": False}
+            self.current = {"name": a["data-timeline"], "rows": [], "columns": [], "unsafe": {}, "nodes": {},
+                            "strip": False}
             self.figures.setdefault(a["data-timeline"], self.current)
         if self.current is None:
             return
@@ -41,12 +52,17 @@ class StripParser(html.parser.HTMLParser):
             self.current["strip"] = True
         if tag == "tr":
             self.row = a.get("data-role")
+            self.node = a.get("data-node")
             if self.row:
-                self.current["rows"].append(self.row + (":" + a["data-client"] if a.get("data-client") else ""))
+                who = a.get("data-client") or self.node
+                self.current["rows"].append(self.row + (":" + who if who else ""))
         if tag == "th" and self.row is None and "data-second" in a:
             self.current["columns"].append(int(a["data-second"]))
         if tag == "td" and self.row == "unsafe-row" and "data-unsafe" in a:
             self.current["unsafe"][int(a["data-second"])] = (a["data-unsafe"].split(), a.get("data-rejected") == "true")
+        if tag == "td" and self.row == "node-row":
+            cell = (int(a["data-second"]), a.get("data-health"), a.get("data-holder") or None)
+            self.current["nodes"].setdefault(self.node, []).append(cell)
 
     def handle_endtag(self, tag):
         if tag == "table" and self.current is not None:
@@ -62,26 +78,33 @@ def check_static_strips(book):
     puts it."""
     pages = book.pages_containing('class="tl-figure"')
     book.check(pages, "no page has a static timeline")
-    count = 0
-    for page in pages:
-        parser = StripParser()
-        parser.feed((book.html / page).read_text(encoding="utf-8"))
-        for name, fig in parser.figures.items():
-            timeline = book.timeline(name)
-            where = f"{page}, timeline {name}"
-            book.check(fig["strip"], f"{where}: no strip (table[data-role=strip]) in the HTML a reader without JavaScript gets")
-            seconds = [s["t"] for s in timeline["seconds"]]
-            book.check(fig["columns"] == seconds, f"{where}: columns {fig['columns'][:5]}…, expected one per second 0..{seconds[-1]}")
-            rows = [f"belief-row:{c}" for c in timeline["clients"]] + ["holder-row", "counter-row"]
-            rows += ["token-row"] if timeline["fencing"] else []
-            rows += ["unsafe-row"]
-            book.check(fig["rows"] == rows, f"{where}: rows {fig['rows']}, expected {rows}")
-            want = {t: (list(m), any(m.values())) for t, m in expected_unsafe(timeline).items()}
-            got = {t: (clients, rejected) for t, (clients, rejected) in fig["unsafe"].items()}
-            book.check(got == want, f"{where}: ✗ marks {got}, expected {want}")
-            count += 1
+    count = sum(check_figures(book, page) for page in pages)
     book.report.verified(f"{count} static strips on {len(pages)} pages, in the HTML itself: one column per second, "
                          "rows per client, key, counter, token, unsafe; ✗ as in the JSON")
+
+
+def check_figures(book, page):
+    """Holds every static strip of `page` to its JSON: columns, rows, ✗
+    marks and, on several nodes, each node's health and holder per second.
+    Returns how many strips it checked."""
+    parser = StripParser()
+    parser.feed((book.html / page).read_text(encoding="utf-8"))
+    for name, fig in parser.figures.items():
+        timeline = book.timeline(name)
+        where = f"{page}, timeline {name}"
+        book.check(fig["strip"], f"{where}: no strip (table[data-role=strip]) in the HTML a reader without JavaScript gets")
+        seconds = [s["t"] for s in timeline["seconds"]]
+        book.check(fig["columns"] == seconds, f"{where}: columns {fig['columns'][:5]}…, expected one per second 0..{seconds[-1]}")
+        rows = expected_rows(timeline)
+        book.check(fig["rows"] == rows, f"{where}: rows {fig['rows']}, expected {rows}")
+        want = {t: (list(m), any(m.values())) for t, m in expected_unsafe(timeline).items()}
+        got = {t: (clients, rejected) for t, (clients, rejected) in fig["unsafe"].items()}
+        book.check(got == want, f"{where}: ✗ marks {got}, expected {want}")
+        for node in timeline.get("nodes", []):
+            want = [(s["t"], s["nodes"][node]["health"], s["nodes"][node]["holder"]) for s in timeline["seconds"]]
+            book.check(fig["nodes"].get(node) == want,
+                       f"{where}: node {node}'s cells {fig['nodes'].get(node)}, expected {want}")
+    return len(parser.figures)
 
 
 def check_fencing_page_height(book):

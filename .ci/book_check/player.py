@@ -206,13 +206,25 @@ const width = document.documentElement.clientWidth;
 const all = [root, ...root.querySelectorAll('*')];
 const scrollers = all.filter((e) => e !== root && /(auto|scroll)/.test(getComputedStyle(e).overflowX));
 const wide = [];
+// Text counts too: a line that does not wrap spills out of its box, whose
+// own rectangle stays inside the page.
+const range = document.createRange();
 for (const el of all) {
     if (scrollers.some((s) => s !== el && s.contains(el))) continue;
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) continue;
-    if (r.left < -0.5 || r.right > width + 0.5) {
-        wide.push(`${el.tagName.toLowerCase()}${el.getAttribute('data-role') ? '[data-role=' + el.getAttribute('data-role') + ']' : ''}` +
-                  ` from ${Math.round(r.left)} to ${Math.round(r.right)} px`);
+    const boxes = [el.getBoundingClientRect()];
+    for (const node of el.childNodes) {
+        if (node.nodeType === 3 && node.textContent.trim()) {
+            range.selectNodeContents(node);
+            boxes.push(range.getBoundingClientRect());
+        }
+    }
+    for (const r of boxes) {
+        if (r.width === 0 && r.height === 0) continue;
+        if (r.left < -0.5 || r.right > width + 0.5) {
+            wide.push(`${el.tagName.toLowerCase()}${el.getAttribute('data-role') ? '[data-role=' + el.getAttribute('data-role') + ']' : ''}` +
+                      ` from ${Math.round(r.left)} to ${Math.round(r.right)} px`);
+            break;
+        }
     }
 }
 return {width, wide: wide.slice(0, 5)};"""

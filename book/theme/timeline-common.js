@@ -4,8 +4,9 @@
 // (timeline-messages.js) share these helpers through `window.LockTimeline`:
 // a small element builder, the ✗ marks and events of a second, and the
 // sentences and glyphs that describe it. The glyphs and sentences match the
-// static strips the `mdbook-timeline` preprocessor writes (strip.rs), so a
-// reader sees the same marks with or without JavaScript.
+// static strips the `mdbook-timeline` preprocessor writes (strip.rs, and
+// nodes.rs for a story on several Redis nodes), so a reader sees the same
+// marks with or without JavaScript.
 (function () {
     'use strict';
 
@@ -51,7 +52,7 @@
     const EVENT_KINDS = new Set(['acquired', 'wrote', 'read_rejected', 'write_rejected']);
 
     function isEvent(timeline, second) {
-        if (second.notes.length > 0) {
+        if (second.notes.length > 0 || nodeEvents(timeline, second.t).length > 0) {
             return true;
         }
         return timeline.clients.some((name) =>
@@ -92,6 +93,158 @@
             : `held by ${second.holder}, ${second.ttl_left_s} s left`;
     }
 
+    // ---- Stories on several Redis nodes (as nodes.rs in the preprocessor) ----
+
+    /** 'majority' (Redlock's nodes), 'primary' (a primary and its replicas) or null (one server). */
+    function keyRule(timeline) {
+        const nodes = timeline.nodes || [];
+        if (nodes.length === 0) {
+            return null;
+        }
+        const roles = timeline.seconds.some((s) => Object.values(s.nodes || {}).some((n) => n.role));
+        return roles ? 'primary' : 'majority';
+    }
+
+    /** The key row's heading: 'Redis key', 'majority holds' or 'primary holds'. */
+    function keyHeading(timeline) {
+        const rule = keyRule(timeline);
+        return rule === null ? 'Redis key' : `${rule} holds`;
+    }
+
+    /** Whose the lock is at the end of the second, in words. */
+    function keyWords(timeline, second) {
+        const rule = keyRule(timeline);
+        const ttl = second.ttl_left_s === null ? '' : `, ${second.ttl_left_s} s left`;
+        if (rule === null) {
+            return `lock key ${keyText(second)}`;
+        }
+        if (rule === 'primary') {
+            return second.holder === null ? 'the primary holds no token' : `the primary holds ${second.holder}'s token${ttl}`;
+        }
+        return second.holder === null
+            ? "no client's token is on a majority of the nodes"
+            : `a majority of the nodes hold ${second.holder}'s token${ttl}`;
+    }
+
+    /** The node's state one second before t, or null at t = 0. */
+    function nodeBefore(timeline, t, name) {
+        return t > 0 ? timeline.seconds[t - 1].nodes[name] : null;
+    }
+
+    function nodeJumped(node, before) {
+        return node.clock_ahead_s > 0 && node.clock_ahead_s > (before ? before.clock_ahead_s || 0 : 0);
+    }
+
+    function nodeRoleChanged(node, before) {
+        return before !== null && (before.role || null) !== (node.role || null);
+    }
+
+    /** A node's glyph: the client whose token it holds, – none, ‖ paused, ⊘ down. */
+    function nodeGlyph(node) {
+        if (node.health === 'paused') {
+            return '‖';
+        }
+        if (node.health === 'down') {
+            return '⊘';
+        }
+        return node.holder === null ? '–' : node.holder;
+    }
+
+    /** "node 3 up, holds B's token; its clock runs 10 s ahead" and friends. */
+    function nodeText(name, node, before) {
+        let text = `${name} ${node.health}`;
+        if (node.role) {
+            text += `, ${node.role}`;
+            if (before && before.role && before.role !== node.role) {
+                text += ` (was ${before.role})`;
+            }
+        }
+        if (node.health === 'up') {
+            text += node.holder === null ? ', holds no token' : `, holds ${node.holder}'s token`;
+        } else {
+            text += node.holder === null ? ', answers nothing' : `, keeps ${node.holder}'s token but answers nothing`;
+        }
+        if (node.clock_ahead_s > 0) {
+            text += `; its clock runs ${node.clock_ahead_s} s ahead`;
+            if (nodeJumped(node, before)) {
+                text += ' (jumped this second)';
+            }
+        }
+        return text;
+    }
+
+    /** Fills a node row's cell of the player's strip with the marks of the static strip (nodes.rs). */
+    function fillNodeCell(cell, timeline, t, name) {
+        const node = timeline.seconds[t].nodes[name];
+        const before = nodeBefore(timeline, t, name);
+        const jumped = nodeJumped(node, before);
+        const changed = nodeRoleChanged(node, before);
+        cell.setAttribute('data-health', node.health);
+        cell.setAttribute('data-holder', node.holder || '');
+        cell.setAttribute('data-jumped', jumped);
+        cell.setAttribute('data-role-changed', changed);
+        cell.classList.toggle('tl-node-out', node.health !== 'up');
+        cell.classList.toggle('tl-changed', jumped || changed);
+        if (changed) {
+            cell.append('↻');
+        }
+        if (node.role) {
+            cell.append(h('span', { class: 'tl-node-role' }, node.role === 'primary' ? 'P' : 'R'));
+        }
+        cell.append(nodeGlyph(node));
+        if (jumped) {
+            cell.append(h('span', { class: 'tl-jump' }, `+${node.clock_ahead_s}s`));
+        }
+        cell.title = `t = ${t} s: ${nodeText(name, node, before)}`;
+    }
+
+    /** The Redis card's list of nodes: a glyph and the node's state in words. */
+    function nodeList(timeline, second) {
+        return h(
+            'ul',
+            { class: 'tl-node-list', 'data-role': 'nodes' },
+            timeline.nodes.map((name) => {
+                const node = second.nodes[name];
+                return h(
+                    'li',
+                    { 'data-node': name, 'data-health': node.health, 'data-holder': node.holder || '' },
+                    h('span', { class: 'tl-node-glyph', 'aria-hidden': 'true' }, nodeGlyph(node)),
+                    h('span', {}, nodeText(name, node, nodeBefore(timeline, second.t, name)))
+                );
+            })
+        );
+    }
+
+    /** What happened to the nodes in second t, in words, in node order. */
+    function nodeEvents(timeline, t) {
+        const events = [];
+        const second = timeline.seconds[t];
+        for (const name of timeline.nodes || []) {
+            const node = second.nodes[name];
+            const before = nodeBefore(timeline, t, name);
+            const was = before ? before.health : 'up';
+            if (was !== node.health) {
+                events.push(
+                    node.health === 'paused'
+                        ? `${name} is paused`
+                        : node.health === 'down'
+                          ? `${name} is down`
+                          : was === 'paused'
+                            ? `${name} resumes`
+                            : `${name} is back up`
+                );
+            }
+            if (nodeJumped(node, before)) {
+                events.push(`${name}'s clock jumps to ${node.clock_ahead_s} s ahead`);
+            }
+            if (nodeRoleChanged(node, before)) {
+                const role = { primary: 'the primary', replica: 'a replica' }[node.role] || 'a node without a role';
+                events.push(`${name} becomes ${role}`);
+            }
+        }
+        return events;
+    }
+
     function actionText(action) {
         const flags = [];
         if (action.unsafe) {
@@ -117,7 +270,12 @@
             );
         }
         const notes = second.notes.length ? ` ${second.notes.join('. ')}.` : '';
-        lines.push(`Redis lock key: ${keyText(second)}.${notes}`);
+        if (keyRule(timeline) === null) {
+            lines.push(`Redis lock key: ${keyText(second)}.${notes}`);
+        } else {
+            const nodes = timeline.nodes.map((name) => `${nodeText(name, second.nodes[name], nodeBefore(timeline, t, name))}.`);
+            lines.push(`The lock: ${keyWords(timeline, second)}.${notes}`, `Nodes: ${nodes.join(' ')}`);
+        }
         const highest = second.highest_token === null ? 'none' : second.highest_token;
         lines.push(`Storage: counter = ${second.counter}, highest token ${highest}.`);
         const marks = unsafeMarks(timeline, second);
@@ -157,7 +315,7 @@
                 }
             }
         }
-        events.push(...second.notes);
+        events.push(...nodeEvents(timeline, t), ...second.notes);
         if (events.length === 0) {
             return `t = ${t} s. No new events.`;
         }
@@ -175,6 +333,13 @@
         beliefText,
         clientGlyph,
         keyText,
+        keyRule,
+        keyHeading,
+        keyWords,
+        nodeGlyph,
+        nodeText,
+        fillNodeCell,
+        nodeList,
         actionText,
         factsText,
         statusText,

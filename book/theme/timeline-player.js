@@ -8,9 +8,11 @@
 // play / pause, one second or one event back and forward, and a slider. At
 // each second it shows what every client does and believes, who really holds
 // the key in Redis and for how long, the counter and the highest token the
-// storage has seen; a strip of the seconds so far, drawn like the book's
+// storage has seen (in a story on several Redis nodes, whose the lock is by
+// the story's rule and what each node holds); a strip of the seconds so far, drawn like the book's
 // static strips (a red ✗ in the unsafe row at the second a client acts on a
-// lock it no longer holds, "rejected" when the storage refuses it); and,
+// lock it no longer holds, "rejected" when the storage refuses it; a row per
+// node, when there are nodes, with the marks of the static strip); and,
 // when the run recorded them, the commands of that second as a message
 // diagram: one lane per client, Redis and the storage.
 //
@@ -30,8 +32,23 @@
 (function () {
     'use strict';
 
-    const { h, unsafeMarks, isEvent, beliefText, clientGlyph, keyText, actionText, factsText, statusText, drawMessages } =
-        window.LockTimeline;
+    const {
+        h,
+        unsafeMarks,
+        isEvent,
+        beliefText,
+        clientGlyph,
+        keyText,
+        keyRule,
+        keyHeading,
+        keyWords,
+        fillNodeCell,
+        nodeList,
+        actionText,
+        factsText,
+        statusText,
+        drawMessages,
+    } = window.LockTimeline;
 
     // One recorded second per real second at 1×: slow enough to read the cards.
     const TICK_MS = 1000;
@@ -107,7 +124,7 @@
             this.prevButton = button('prev', 'Back one second', '◀ 1 s');
             this.playButton = h('button', { type: 'button', 'data-role': 'play', class: 'tl-play' }, 'Play');
             this.nextButton = button('next', 'Forward one second', '1 s ▶');
-            this.nextEventButton = button('next-event', 'On to the next event: a grant, a write, a rejection, an expiry or a ✗', 'event »');
+            this.nextEventButton = button('next-event', "On to the next event: a grant, a write, a rejection, an expiry, a node's fault or a ✗", 'event »');
             this.scrub = h('input', { type: 'range', id: `${id}-scrub`, 'data-role': 'scrub', min: 0, step: 1, value: 0 });
             this.clock = h('span', { class: 'tl-clock', 'data-role': 'clock', 'aria-hidden': 'true' });
             const controls = h(
@@ -231,7 +248,10 @@
             const rowHead = (text) => h('th', { scope: 'row', class: 'tl-rowhead' }, text);
             const head = h('tr', {}, h('th', { scope: 'col', class: 'tl-rowhead' }, 't (s)'), seconds.map((t) => h('th', { scope: 'col', 'data-second': t }, t)));
             const rows = timeline.clients.map((name) => h('tr', { 'data-role': 'belief-row', 'data-client': name }, rowHead(name), cells()));
-            rows.push(h('tr', { 'data-role': 'holder-row' }, rowHead('Redis key'), cells()));
+            rows.push(h('tr', { 'data-role': 'holder-row' }, rowHead(keyHeading(timeline)), cells()));
+            for (const name of timeline.nodes || []) {
+                rows.push(h('tr', { 'data-role': 'node-row', 'data-node': name }, rowHead(name), cells()));
+            }
             rows.push(h('tr', { 'data-role': 'counter-row' }, rowHead('counter'), cells()));
             if (timeline.fencing) {
                 rows.push(h('tr', { 'data-role': 'token-row' }, rowHead('highest token'), cells()));
@@ -239,7 +259,7 @@
             rows.push(h('tr', { 'data-role': 'unsafe-row' }, rowHead('unsafe'), cells()));
             this.strip.setAttribute('data-seconds', seconds.length);
             this.strip.replaceChildren(
-                h('caption', { class: 'tl-sr' }, 'Seconds so far: what each client believes, who really holds the key, the storage, and the unsafe row'),
+                h('caption', { class: 'tl-sr' }, `Seconds so far: what each client believes, who really holds the key${(timeline.nodes || []).length ? ', what each node holds' : ''}, the storage, and the unsafe row`),
                 h('thead', {}, head),
                 h('tbody', {}, rows)
             );
@@ -303,11 +323,15 @@
                         : h('p', { class: 'tl-quiet' }, client.state === 'paused' ? 'frozen: does nothing' : 'no action')
                 );
             });
+            const nodes = keyRule(timeline) === null ? [] : timeline.nodes;
             const redis = h(
                 'div',
                 { class: 'tl-card tl-redis', 'data-role': 'redis', 'data-holder': second.holder || '', 'data-ttl': second.ttl_left_s === null ? '' : second.ttl_left_s },
-                h('p', { class: 'tl-card-title' }, 'Redis'),
-                h('p', {}, 'lock key: ', h('strong', {}, keyText(second))),
+                h('p', { class: 'tl-card-title' }, nodes.length ? 'Redis nodes' : 'Redis'),
+                nodes.length
+                    ? h('p', {}, h('strong', {}, keyWords(timeline, second)))
+                    : h('p', {}, 'lock key: ', h('strong', {}, keyText(second))),
+                nodes.length ? nodeList(timeline, second) : null,
                 second.notes.length ? h('ul', { class: 'tl-notes' }, second.notes.map((n) => h('li', {}, n))) : null
             );
             const storage = h(
@@ -337,7 +361,7 @@
                 for (const cell of row.querySelectorAll('td')) {
                     const t = Number(cell.getAttribute('data-second'));
                     cell.replaceChildren();
-                    for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'title']) {
+                    for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'data-health', 'data-holder', 'data-jumped', 'data-role-changed', 'title']) {
                         cell.removeAttribute(attr);
                     }
                     cell.className = t === this.t ? 'tl-now' : '';
@@ -366,7 +390,9 @@
                             cell.append('◷');
                         }
                         cell.append(second.holder || '–');
-                        cell.title = [`t = ${t} s: lock key ${keyText(second)}`, ...second.notes].join('. ');
+                        cell.title = [`t = ${t} s: ${keyWords(timeline, second)}`, ...second.notes].join('. ');
+                    } else if (role === 'node-row') {
+                        fillNodeCell(cell, timeline, t, row.getAttribute('data-node'));
                     } else if (role === 'counter-row') {
                         cell.classList.toggle('tl-changed', previous !== undefined && previous.counter !== second.counter);
                         cell.append(second.counter);

@@ -6,7 +6,8 @@
 //! chapters:
 //!
 //! - `{{#timeline NAME}}` becomes a compact strip of the run, one column per
-//!   second ([`strip`]),
+//!   second ([`strip`]), with a row per node when the story runs on several
+//!   Redis nodes ([`nodes`]),
 //! - `{{#player NAME}}` becomes the interactive player's container, with all
 //!   timelines embedded for it ([`player`]); the player itself is
 //!   `theme/timeline-player.js`.
@@ -21,6 +22,7 @@ pub mod error;
 pub mod expand;
 pub mod html;
 pub mod library;
+pub mod nodes;
 pub mod player;
 pub mod strip;
 

@@ -9,6 +9,10 @@
 //! client's letter mark every action taken on a lock the client no longer
 //! held, labelled "rejected" when the storage refused it.
 //!
+//! In a story on several Redis nodes, the key row is headed by whose the
+//! lock is ("majority holds", "primary holds") and one row per node follows
+//! it ([`crate::nodes`]).
+//!
 //! The strip is plain HTML, for readers without JavaScript, for print and for
 //! the search index; every cell carries its second's facts as a tooltip, and
 //! the seconds in which something happened are listed in words underneath,
@@ -20,6 +24,7 @@
 //! with the same classes.
 
 use crate::html::{Html, escape};
+use crate::nodes;
 use crate::timeline::{Action, ActionKind, ClientSecond, Second, State, Timeline};
 
 /// Renders the caption, story, strip, legend, second-by-second list and
@@ -48,6 +53,7 @@ pub fn render(timeline: &Timeline, label: Option<&str>) -> String {
     table(&mut html, timeline);
     html.line("</div>");
     html.line(legend(timeline));
+    html.line(nodes::legend(timeline));
     details(&mut html, timeline);
     html.line(format!(
         r#"<p class="tl-outcome" data-counter="{}" data-jobs="{}"><strong>Outcome:</strong> {}</p>"#,
@@ -102,13 +108,17 @@ fn table(html: &mut Html, timeline: &Timeline) {
         row.push_str("</tr>");
         html.line(row);
     }
-    let mut row = String::from(
-        r#"<tr data-role="holder-row"><th scope="row" class="tl-rowhead">Redis key</th>"#,
+    let mut row = format!(
+        r#"<tr data-role="holder-row"><th scope="row" class="tl-rowhead">{}</th>"#,
+        nodes::key_heading(timeline)
     );
     for second in &timeline.seconds {
-        row.push_str(&holder_cell(second));
+        row.push_str(&holder_cell(timeline, second));
     }
     html.line(row + "</tr>");
+    for row in nodes::rows(timeline) {
+        html.line(row);
+    }
     let mut row = String::from(
         r#"<tr data-role="counter-row"><th scope="row" class="tl-rowhead">counter</th>"#,
     );
@@ -236,14 +246,10 @@ fn client_cell(name: &str, client: &ClientSecond, second: &Second) -> String {
     )
 }
 
-/// Whose token the lock key holds, and a ◷ when a key expired this second.
-fn holder_cell(second: &Second) -> String {
-    let key = match (&second.holder, second.ttl_left_s) {
-        (Some(h), Some(ttl)) => format!("held by {h}, {ttl} s left"),
-        (Some(h), None) => format!("held by {h}"),
-        (None, _) => "free".to_owned(),
-    };
-    let mut title = format!("t = {} s: lock key {key}", second.t);
+/// Whose token the lock key holds (on several nodes: by the story's rule),
+/// and a ◷ when a key expired this second.
+fn holder_cell(timeline: &Timeline, second: &Second) -> String {
+    let mut title = format!("t = {} s: {}", second.t, nodes::key_words(timeline, second));
     for note in &second.notes {
         title.push_str(&format!(". {note}"));
     }
@@ -345,6 +351,7 @@ fn details(html: &mut Html, timeline: &Timeline) {
                 }
             }
         }
+        events.extend(nodes::events(timeline, second));
         events.extend(second.notes.iter().cloned());
         if events.is_empty() {
             continue;

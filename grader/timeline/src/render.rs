@@ -1,9 +1,17 @@
 //! A timeline as a text table: what a learner reads in a failed check's
 //! report, one line per second, quiet seconds folded.
+//!
+//! A story on several Redis nodes gets one more column, `nodes`: one mark per
+//! node, in the timeline's node order, the way the Redlock checks' reports
+//! print them (`A A B B B`): the client whose token the node holds, `·` none,
+//! `‖` paused, `✗` down, `+10s` a clock running ahead, and brackets around
+//! the primary. The key column then says whose the lock is by the story's
+//! rule: the majority's holder, or the primary's. A line under the title
+//! names the nodes and the marks, so the column reads without the book.
 
 use std::fmt::Write as _;
 
-use crate::{ClientSecond, Second, State, Timeline};
+use crate::{ClientSecond, NodeHealth, NodeRole, NodeSecond, Second, State, Timeline};
 
 impl Timeline {
     /// The timeline as a text table, one line per second, with `mark` (if
@@ -24,9 +32,28 @@ impl Timeline {
             },
             self.implementation
         );
+        if !self.nodes.is_empty() {
+            let primary = if self.key_rule() == Some("primary") {
+                "; [ ] primary"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "nodes: {} (A, B…: whose token the node holds; · none; ‖ paused; ✗ down; +Ns clock N s ahead{primary})",
+                self.nodes.join(", ")
+            );
+        }
         let mut header = vec!["t".to_string()];
         header.extend(self.clients.iter().cloned());
-        header.extend(["key in Redis", "counter"].map(String::from));
+        header.push(
+            self.key_rule()
+                .map_or_else(|| "key in Redis".to_owned(), |rule| format!("{rule} holds")),
+        );
+        if !self.nodes.is_empty() {
+            header.push("nodes".into());
+        }
+        header.push("counter".into());
         if self.fencing {
             header.push("highest".into());
         }
@@ -102,11 +129,12 @@ impl Timeline {
 
     /// What a second shows apart from its number and the TTL running down.
     fn signature(&self, s: &Second) -> (Vec<String>, Option<String>, i64, Option<u64>, bool) {
-        let cells = self
+        let mut cells: Vec<String> = self
             .clients
             .iter()
             .map(|n| s.clients.get(n).map(client_cell).unwrap_or_default())
             .collect();
+        cells.extend(self.node_marks(s));
         let has_unsafe = self.unsafe_actions(s).next().is_some();
         (
             cells,
@@ -132,6 +160,9 @@ impl Timeline {
             key = format!("{key}; {note}");
         }
         row.push(key);
+        if !self.nodes.is_empty() {
+            row.push(self.nodes_cell(s));
+        }
         row.push(s.counter.to_string());
         if self.fencing {
             row.push(s.highest_token.map_or("–".into(), |t| t.to_string()));
@@ -149,6 +180,69 @@ impl Timeline {
         row.push(unsafe_cells.join("; "));
         row
     }
+}
+
+impl Timeline {
+    /// Whose the lock is, with several nodes: `Some("majority")` on
+    /// Redlock's independent nodes, `Some("primary")` when the nodes are a
+    /// primary and its replicas (some node has a role), `None` on one
+    /// server. The key column and the book's key row are headed by it.
+    pub fn key_rule(&self) -> Option<&'static str> {
+        if self.nodes.is_empty() {
+            None
+        } else if self
+            .seconds
+            .iter()
+            .any(|s| s.nodes.values().any(|n| n.role.is_some()))
+        {
+            Some("primary")
+        } else {
+            Some("majority")
+        }
+    }
+
+    /// Each node's mark in one second, in node order.
+    fn node_marks(&self, s: &Second) -> Vec<String> {
+        self.nodes
+            .iter()
+            .map(|name| s.nodes.get(name).map(node_mark).unwrap_or_default())
+            .collect()
+    }
+
+    /// The `nodes` cell: the marks, each padded to its node's widest mark
+    /// over the run, so that a node stays in the same place on every line.
+    fn nodes_cell(&self, s: &Second) -> String {
+        let marks = self.node_marks(s);
+        let mut widths = vec![0; self.nodes.len()];
+        for second in &self.seconds {
+            for (w, mark) in widths.iter_mut().zip(self.node_marks(second)) {
+                *w = (*w).max(mark.chars().count());
+            }
+        }
+        let padded: Vec<String> = marks
+            .iter()
+            .zip(&widths)
+            .map(|(m, w)| format!("{m}{}", " ".repeat(w - m.chars().count())))
+            .collect();
+        padded.join(" ").trim_end().to_string()
+    }
+}
+
+/// One node's mark: whose token it holds (`·` none), `‖` paused, `✗` down,
+/// then `+Ns` while its clock runs ahead; the primary's in brackets.
+fn node_mark(n: &NodeSecond) -> String {
+    let mut mark = match n.health {
+        NodeHealth::Paused => "‖".to_owned(),
+        NodeHealth::Down => "✗".to_owned(),
+        NodeHealth::Up => n.holder.clone().unwrap_or_else(|| "·".to_owned()),
+    };
+    if n.clock_ahead_s > 0 {
+        mark.push_str(&format!("+{}s", n.clock_ahead_s));
+    }
+    if n.role == Some(NodeRole::Primary) {
+        mark = format!("[{mark}]");
+    }
+    mark
 }
 
 /// `● wrote 1` for a client that believes it holds the lock, `○ …` otherwise;

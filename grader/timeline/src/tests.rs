@@ -209,3 +209,74 @@ fn tokens_are_renumbered_in_the_order_granted() {
     assert_eq!(b.token, Some(2));
     assert_eq!(b.actions[0].text, "write with token 2");
 }
+
+#[test]
+fn one_server_tables_have_no_nodes_column() {
+    let table = sample().render(None);
+    assert!(
+        table
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("t │ B ")),
+        "{table}"
+    );
+    assert!(table.contains("│ key in Redis "), "{table}");
+    assert!(!table.contains("nodes"), "{table}");
+}
+
+#[test]
+fn the_table_marks_each_node_and_names_the_majority() {
+    let mut timeline = on_two_nodes();
+    let node = timeline.seconds[1].nodes.get_mut("node 1").expect("node 1");
+    node.health = NodeHealth::Paused;
+    node.clock_ahead_s = 3;
+    let table = timeline.render(None);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[1].starts_with("nodes: node 1, node 2 ("), "{table}");
+    assert!(lines[2].contains("│ majority holds │ nodes  │"), "{table}");
+    // Each node keeps its place: node 1's mark is padded to its widest, so
+    // node 2's A stays under node 2's A.
+    assert!(lines[4].contains("│ A    A │"), "{table}");
+    assert!(lines[5].contains("│ ‖+3s A │"), "{table}");
+}
+
+#[test]
+fn the_table_brackets_the_primary_and_names_it() {
+    let mut timeline = on_two_nodes();
+    for second in &mut timeline.seconds {
+        for (name, node) in &mut second.nodes {
+            node.role = Some(if name == "node 1" {
+                NodeRole::Primary
+            } else {
+                NodeRole::Replica
+            });
+        }
+    }
+    timeline.seconds[1]
+        .nodes
+        .get_mut("node 2")
+        .expect("node 2")
+        .health = NodeHealth::Down;
+    let table = timeline.render(None);
+    assert!(table.contains("│ primary holds │ nodes │"), "{table}");
+    assert!(table.contains("│ [A] A │"), "{table}");
+    assert!(table.contains("│ [A] ✗ │"), "{table}");
+}
+
+#[test]
+fn a_second_whose_nodes_changed_is_not_folded() {
+    let mut quiet = on_two_nodes();
+    for second in &mut quiet.seconds {
+        for client in second.clients.values_mut() {
+            client.actions.clear();
+        }
+    }
+    let folded = quiet.render(None);
+    assert!(folded.contains("\n0–1 │"), "{folded}");
+    let mut paused = quiet.clone();
+    let node = paused.seconds[1].nodes.get_mut("node 2").expect("node 2");
+    node.health = NodeHealth::Paused;
+    let table = paused.render(None);
+    assert!(!table.contains("0–1"), "{table}");
+    assert!(table.contains("│ A ‖   │"), "{table}");
+}

@@ -1,0 +1,197 @@
+"""Checks of timelines on several Redis nodes: the node rows of the strip and the player.
+
+No chapter has such a timeline yet, so `.ci/book-check` builds a small book
+beside the course's (`nodes-check/nodes.html`), with the real preprocessor,
+theme and mdBook, from the preprocessor's test fixtures: `nodes-redlock`
+(five nodes, one paused, one down, a clock jump, two clients who each took a
+majority) and `nodes-failover` (a primary, its replica and a failover). The
+page has both as static strips and a player that starts on the first.
+
+Once the book's own timelines include some on several nodes (`redlock-*`,
+`failover-*`), the same checks also run them, in the player of the first
+chapter that has one (`targets`), and `pages.check_static_strips` holds
+their strips' node rows to the JSON. Every expectation comes from the JSON,
+never from the fixtures' particulars.
+"""
+
+import json
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from browser import CONTRAST_JS, NARROW, NODES_PAGE, THEMES, WIDE
+from pages import FITS_JS, check_figures
+from player import control, go_to, open_player, walk_with
+
+DEMOS = ["nodes-redlock", "nodes-failover"]
+
+
+def targets(book):
+    """(page, demos) pairs to check: the fixtures' page, then, if the book has
+    timelines on several nodes, the first page with a player (which embeds
+    every timeline) and those timelines."""
+    found = [(NODES_PAGE, DEMOS)]
+    course = sorted(p.stem for p in (book.book_dir / "timelines").glob("*.json")
+                    if json.loads(p.read_text(encoding="utf-8")).get("nodes"))
+    pages = book.pages_containing("data-timeline-player=")
+    if course and pages:
+        found.append((pages[0], course))
+    return found
+
+NODES_JS = """
+const root = arguments[0];
+const strip = root.querySelector('[data-role=strip]');
+const a = document.activeElement;
+return {
+    key: strip.querySelector('tr[data-role=holder-row] th').textContent,
+    rows: [...strip.querySelectorAll('tr[data-role=node-row]')].map((tr) => ({
+        node: tr.getAttribute('data-node'),
+        heading: tr.querySelector('th').textContent,
+        cells: [...tr.querySelectorAll('td')].map((td) => ({
+            health: td.getAttribute('data-health'), holder: td.getAttribute('data-holder'), text: td.textContent,
+            jumped: td.getAttribute('data-jumped'), changed: td.getAttribute('data-role-changed'), title: td.title})),
+    })),
+    card: [...root.querySelectorAll('[data-role=nodes] li')].map((li) => ({
+        node: li.getAttribute('data-node'), health: li.getAttribute('data-health'),
+        holder: li.getAttribute('data-holder'), text: li.textContent})),
+    facts: root.querySelector('[data-role=facts]').textContent,
+    focus: root.contains(a) && a.matches(':focus-visible') && getComputedStyle(a).outlineStyle !== 'none',
+};"""
+
+
+def key_heading(timeline):
+    """What the key row is headed with: by the primary when nodes have roles, else by the majority."""
+    roles = any(n.get("role") for s in timeline["seconds"] for n in s["nodes"].values())
+    return "primary holds" if roles else "majority holds"
+
+
+def expected_cell(timeline, t, node):
+    """(health, holder, glyph, jumped, role changed) of `node` at `t`, from the JSON."""
+    now = timeline["seconds"][t]["nodes"][node]
+    before = timeline["seconds"][t - 1]["nodes"][node] if t > 0 else None
+    glyph = {"paused": "‖", "down": "⊘"}.get(now["health"], now["holder"] or "–")
+    ahead = now.get("clock_ahead_s", 0)
+    jumped = ahead > (before.get("clock_ahead_s", 0) if before else 0)
+    changed = before is not None and before.get("role") != now.get("role")
+    return now["health"], now["holder"] or "", glyph, jumped, changed
+
+
+def check_node_strips(book):
+    """The static strips of the fixtures' page have a row per node, as the JSON says, under the key row
+    (the book's own strips are held to their JSON by pages.check_static_strips)."""
+    page = NODES_PAGE
+    count = check_figures(book, page)
+    book.check(count >= 2, f"{page}: {count} static strips, expected the two node fixtures'")
+    book.report.verified(f"{page}: {count} static strips on several nodes; a row per node under the key row, "
+                         "each node's health and holder per second as in the JSON")
+
+
+def check_node_player(book):
+    """Stepped by keyboard, the player's node rows and node list follow the current second."""
+    for page, demos in targets(book):
+        node_player_on(book, page, demos)
+
+
+def node_player_on(book, page, demos):
+    for demo in demos:
+        timeline = book.timeline(demo)
+        nodes = timeline["nodes"]
+        last = len(timeline["seconds"]) - 1
+        page, root = open_player(book, demo, page)
+        url = book.driver.current_url
+        control(root, "play").send_keys(Keys.HOME)
+        book.wait_for("t = 0 after Home", lambda d: root.get_attribute("data-second") == "0")
+        for t in range(0, last + 1):
+            if t > 0:
+                book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+                book.wait_for(f"{demo}: t = {t} after Right", lambda d: root.get_attribute("data-second") == str(t), 3)
+            book.check(book.driver.current_url == url, f"{demo}: at t = {t} the Right key left the page")
+            s = book.js(NODES_JS, root)
+            where = f"{demo} at t = {t}"
+            book.check(s["key"] == key_heading(timeline), f"{where}: the key row is headed {s['key']!r}")
+            book.check([r["node"] for r in s["rows"]] == nodes, f"{where}: node rows {[r['node'] for r in s['rows']]}, expected {nodes}")
+            for r in s["rows"]:
+                for u, cell in enumerate(r["cells"]):
+                    if u > t:
+                        book.check(cell["health"] is None and cell["text"] == "",
+                                   f"{where}: {r['node']}'s cell at t = {u}, a later second, already shows {cell['text']!r}")
+                        continue
+                    health, holder, glyph, jumped, changed = expected_cell(timeline, u, r["node"])
+                    book.check((cell["health"], cell["holder"]) == (health, holder),
+                               f"{where}: {r['node']} at t = {u} shows {cell['health']}/{cell['holder']!r}, JSON {health}/{holder!r}")
+                    book.check(glyph in cell["text"] and r["node"] in cell["title"],
+                               f"{where}: {r['node']} at t = {u} reads {cell['text']!r} (title {cell['title']!r}), expected {glyph!r}")
+                    book.check((cell["jumped"], cell["changed"]) == (str(jumped).lower(), str(changed).lower()),
+                               f"{where}: {r['node']} at t = {u} marks jump {cell['jumped']}, role change {cell['changed']}; "
+                               f"JSON: {jumped}, {changed}")
+            want = [(n, *expected_cell(timeline, t, n)[:2]) for n in nodes]
+            got = [(c["node"], c["health"], c["holder"]) for c in s["card"]]
+            book.check(got == want, f"{where}: the Redis card lists {got}, expected {want}")
+            book.check("Nodes: " in s["facts"] and all(n in s["facts"] for n in nodes),
+                       f"{where}: the text version does not describe the nodes: {s['facts'][:120]!r}")
+            if t > 0:
+                book.check(s["focus"], f"{where}: the focus left the player's controls or shows no outline")
+        book.shot(f"player-{demo}-end", root)
+        book.report.verified(f"{page}: {demo} stepped t = 0..{last} by keyboard; {len(nodes)} node rows and the node list "
+                             f"follow the JSON at every second, later seconds blank; focus stays on a control")
+
+
+def check_nodes_narrow(book):
+    """At 390 px the player with its node rows keeps the current column in view and nothing spills; the
+    static strips keep their unsafe row in view."""
+    for page, demos in targets(book):
+        nodes_narrow_on(book, page, demos)
+
+
+def nodes_narrow_on(book, page, demos):
+    try:
+        book.width(NARROW)
+        for demo in demos:
+            page, root = open_player(book, demo, page)
+            control(root, "play").send_keys(Keys.HOME)
+            last = walk_with(book, root, demo, NARROW,
+                             lambda: book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT))
+            book.shot(f"player-{demo}-390", root)
+            book.report.verified(f"{NARROW} px, {page}: {demo}'s current column in view and no element wider than the page, "
+                                 f"t = 0..{last}")
+        for f in book.js(FITS_JS):
+            book.check(f["unsafe"] is not None and f["unsafe"][0] >= 0 and f["unsafe"][1] <= f["width"],
+                       f"{NARROW} px, {page}: the 'unsafe' heading of {f['name']}'s strip is at {f['unsafe']}, "
+                       f"outside the {f['width']} px page")
+        book.js("document.querySelector('.tl-figure').scrollIntoView({block: 'start'})")
+        book.shot("nodes-strip-390")
+    finally:
+        book.width(WIDE)
+    book.report.verified(f"{NARROW} px, {page}: every strip's unsafe row is in view without scrolling sideways")
+
+
+def check_nodes_contrast(book):
+    """The node rows, marks and node list are readable in all five themes."""
+    for page, demos in targets(book):
+        nodes_contrast_on(book, page, demos)
+
+
+def nodes_contrast_on(book, page, demos):
+    measured = 0
+    failures = []
+    for theme in THEMES:
+        book.theme(theme)
+        for demo in demos:
+            timeline = book.timeline(demo)
+            # The first second where a node is marked (a jump, a role change), else the last.
+            marked = [t for t in range(len(timeline["seconds"]))
+                      if any(any(expected_cell(timeline, t, n)[3:]) for n in timeline["nodes"])]
+            t = marked[0] if marked else len(timeline["seconds"]) - 1
+            page, root = open_player(book, demo, page)
+            go_to(book, root, t)
+            book.js("arguments[0].querySelector('details').open = true", root)
+            result = book.js(CONTRAST_JS, [root, *book.driver.find_elements(By.CSS_SELECTOR, ".tl-figure")])
+            measured += result["measured"]
+            if result["count"]:
+                failures.append(f"{theme} theme, {demo} at t = {t}: {result['count']} text elements below 4.5:1, "
+                                f"e.g. {json.dumps(result['failures'], ensure_ascii=False)}")
+        book.shot(f"nodes-{theme}", root)
+    book.theme(None)
+    book.check(not failures, "\n  ".join(failures))
+    book.report.verified(f"{page}: contrast ≥ 4.5:1 for {measured} text elements of node rows, player and strips "
+                         f"in {', '.join(THEMES)}")
