@@ -10,6 +10,7 @@
 //! seconds. Whatever a story shows about Redlock itself (two clients each holding a majority is
 //! the algorithm's doing, not the learner's), the learner's run must be the reference's.
 
+mod client;
 mod play;
 mod record;
 mod stories;

@@ -15,6 +15,7 @@
 
 use std::time::Duration;
 
+use super::client::{Client, Step};
 use super::record::{Snapshot, node_name};
 use super::stories::{Fault, Story};
 use crate::checks::redlock::{TOKEN_A, TOKEN_B, TTL, acquire, release};
@@ -23,8 +24,8 @@ use crate::lock::Lock;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::reference::LOCK as REFERENCE;
 use crate::sandbox::Failure;
-use crate::scenario::{MAX_SECONDS, Plan};
-use crate::timeline::{Action, ActionKind, Second, Timeline};
+use crate::scenario::MAX_SECONDS;
+use crate::timeline::{ActionKind, Second, Timeline};
 use crate::verdict::seconds;
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World};
@@ -39,72 +40,6 @@ pub struct Played {
     pub halt: Option<(&'static str, Failure)>,
 }
 
-/// Where a client is in its job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Step {
-    Acquire,
-    Read,
-    Write { at: u64 },
-    Release,
-    Done,
-}
-
-/// One client of a story, and what it knows.
-pub(super) struct Client {
-    pub(super) plan: Plan,
-    pub(super) token: &'static str,
-    pub(super) step: Step,
-    pub(super) believes: bool,
-    /// Its fencing token, in the fenced story, from its grant on.
-    pub(super) fence: Option<u64>,
-    read: i64,
-    /// When it was granted the lock (virtual ms), and for how long Redlock said it is valid.
-    granted: Option<(u64, u64)>,
-    pub(super) actions: Vec<Action>,
-}
-
-impl Client {
-    pub(super) fn name(&self) -> &'static str {
-        self.plan.name
-    }
-
-    fn act(&mut self, kind: ActionKind, text: impl Into<String>, is_unsafe: bool, rejected: bool) {
-        self.actions.push(Action {
-            kind,
-            text: text.into(),
-            unsafe_: is_unsafe,
-            rejected,
-        });
-    }
-
-    /// Frozen between the step at `from` and the one at `until`.
-    pub(super) fn paused_at(&self, t: u64) -> bool {
-        self.plan
-            .pause
-            .is_some_and(|(from, until)| t > from && t < until)
-    }
-
-    /// The virtual time the client saw pass since `since_ms`, at `now_ms`: a frozen client sees
-    /// none of its pause.
-    fn seen_ms(&self, since_ms: u64, now_ms: u64) -> u64 {
-        let unseen = self.plan.pause.map_or(0, |(from, until)| {
-            let (a, b) = (from * 1000, until * 1000);
-            now_ms.min(b).saturating_sub(since_ms.max(a))
-        });
-        now_ms.saturating_sub(since_ms).saturating_sub(unseen)
-    }
-
-    /// Stops believing once the validity has run out by the client's own reckoning.
-    pub(super) fn reckon(&mut self, now_ms: u64) {
-        if let Some((at, validity)) = self.granted
-            && self.believes
-            && self.seen_ms(at, now_ms) >= validity
-        {
-            self.believes = false;
-        }
-    }
-}
-
 /// One play of a story.
 pub(super) struct Player<'a> {
     pub(super) story: &'a Story,
@@ -114,7 +49,7 @@ pub(super) struct Player<'a> {
     storage: Wire,
     pub(super) clients: Vec<Client>,
     pub(super) t: u64,
-    pub(super) lines: Vec<String>,
+    lines: Vec<String>,
     /// The nodes as last seen: a paused node keeps what it held when it stopped.
     pub(super) seen: Snapshot,
 }
@@ -128,16 +63,7 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
         .clients
         .iter()
         .zip([TOKEN_A, TOKEN_B])
-        .map(|(plan, token)| Client {
-            plan: *plan,
-            token,
-            step: Step::Acquire,
-            believes: false,
-            fence: None,
-            read: 0,
-            granted: None,
-            actions: Vec::new(),
-        })
+        .map(|(plan, token)| Client::new(*plan, token))
         .collect();
     let mut player = Player {
         story,

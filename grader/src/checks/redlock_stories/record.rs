@@ -15,7 +15,8 @@
 
 use std::collections::BTreeMap;
 
-use super::play::{Client, Player, Step};
+use super::client::{Client, Step};
+use super::play::Player;
 use crate::checks::redlock::TTL;
 use crate::error::GradeError;
 use crate::nodes::cluster::enter;

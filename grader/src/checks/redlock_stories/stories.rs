@@ -120,9 +120,9 @@ pub const STORIES: &[Story] = &[
         timeline: "redlock-pause-fenced",
         title: "Redlock: a pause longer than the validity, with fencing",
         story: "The same pause, with fencing. Redlock's random tokens do not grow, so after each \
-                grant the client takes a fencing token from a counter on one more server, which \
-                stands in for a consensus service such as etcd (its revision) or ZooKeeper (its \
-                zxid): A gets 33, B gets 34. The storage refuses a write whose token is older than \
+                grant the client takes a fencing token from a counter on a separate Redis server, \
+                which stands in for a consensus service such as etcd (its revision) or ZooKeeper \
+                (its zxid): A gets 33, B gets 34. The storage refuses a write whose token is older than \
                 one it has seen, so A's late write is rejected instead of lost.",
         fencing: true,
         faults: &[],
