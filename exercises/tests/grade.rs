@@ -106,6 +106,7 @@ checks! {
         restart_without_persistence,
         delayed_restart,
         pause_longer_than_validity,
+        pause_longer_than_validity_fenced,
     }
     scenarios {
         normal_run,

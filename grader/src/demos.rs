@@ -2,26 +2,37 @@
 //!
 //! The book draws no timeline by hand: each one is a scenario played by the
 //! grader against Redis, with the reference lock or, to show a mistake, a
-//! wrong one from the catalogue. The JSON files in `book/timelines/` are these
-//! runs; a test fails when they no longer match what the grader produces
+//! wrong one from the catalogue, or one of the Redlock stories played with the
+//! reference Redlock on five nodes (the same play the `redlock::` checks hold a
+//! learner's Redlock to). The JSON files in `book/timelines/` are these runs; a
+//! test fails when they no longer match what the grader produces
 //! (`UPDATE_TIMELINES=1` rewrites them).
 
 use crate::catalogue::{renewal, wrong};
+use crate::checks::redlock_stories::{self, Story};
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
 use crate::scenario::{self, Scenario};
 use crate::timeline::Timeline;
 
-/// One timeline of the book: a scenario, the lock that plays it, and the
+/// One timeline of the book: a story, the lock that plays it, and the
 /// name the book refers to it by.
 pub struct Demo {
     /// The name in `{{#timeline NAME}}`, and the JSON file's stem.
     pub name: &'static str,
-    /// The scenario.
-    pub scenario: Scenario,
+    /// The story.
+    pub play: Play,
     /// The lock that plays it.
     pub lock: Lock,
+}
+
+/// What a demo plays.
+pub enum Play {
+    /// A story of three clients on one Redis server.
+    Scenario(Scenario),
+    /// A Redlock story on five nodes.
+    Redlock(&'static Story),
 }
 
 /// Every timeline of the book.
@@ -30,7 +41,7 @@ pub fn all() -> Vec<Demo> {
         .into_iter()
         .map(|s| Demo {
             name: s.name,
-            scenario: s,
+            play: Play::Scenario(s),
             lock: REFERENCE,
         })
         .collect();
@@ -41,7 +52,7 @@ pub fn all() -> Vec<Demo> {
     if let Some(slow_job) = scenario::named("slow-job") {
         demos.push(Demo {
             name: "slow-job-plain-del",
-            scenario: slow_job,
+            play: Play::Scenario(slow_job),
             lock: plain_del,
         });
     }
@@ -52,17 +63,28 @@ pub fn all() -> Vec<Demo> {
     if let Some(renewal_pause) = scenario::named("renewal-pause") {
         demos.push(Demo {
             name: "renewal-pause-never-told",
-            scenario: renewal_pause,
+            play: Play::Scenario(renewal_pause),
             lock: never_tells,
         });
     }
+    demos.extend(redlock_stories::STORIES.iter().map(|story| Demo {
+        name: story.timeline,
+        play: Play::Redlock(story),
+        lock: REFERENCE,
+    }));
     demos
 }
 
 impl Demo {
     /// Plays the demo and returns its timeline, named as the book names it.
     pub fn timeline(&self) -> Result<Timeline, GradeError> {
-        let run = crate::run::run(&self.scenario, &self.lock)?;
+        let scenario = match &self.play {
+            Play::Scenario(scenario) => scenario,
+            // A Redlock that failed shows it in its timeline ("redlock_acquire failed"), as
+            // a scenario's lock does.
+            Play::Redlock(story) => return Ok(redlock_stories::play(story, &self.lock)?.timeline),
+        };
+        let run = crate::run::run(scenario, &self.lock)?;
         let mut timeline = run.timeline;
         timeline.name = self.name.to_string();
         if self.name == "slow-job-plain-del" {

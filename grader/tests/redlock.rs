@@ -1,70 +1,256 @@
 //! The Redlock stories, played with the reference Redlock on five real nodes, end as the debate
 //! says they do: Kleppmann's clock jump and a restart without persistence give two clients a
-//! majority each, the delayed restart prevents it, and a client paused past its validity finds
-//! the lock taken. Each run is also kept as a snapshot, the record the book can show.
+//! majority each and lose an update, the delayed restart prevents it, a client paused past its
+//! validity writes late, and with fencing tokens its late write is rejected. Each play is a
+//! timeline (the book's `redlock-*` files, held to fresh plays by `book_timelines.rs`) and a list
+//! of lines, kept as a snapshot: what a failure report shows.
 
-use grader::checks::redlock_stories::{STORIES, play, story};
+use grader::checks::redlock_stories::{Played, STORIES, play, story};
 use grader::reference::LOCK as REFERENCE;
+use grader::timeline::{ActionKind, Second, Timeline};
 
-fn lines(name: &str) -> Vec<String> {
+fn played(name: &str) -> Played {
     let story = story(name).unwrap_or_else(|| panic!("no story {name}"));
     let played = play(story, &REFERENCE).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(played.halt.is_none(), "{name}: the reference failed");
-    played.lines
+    played
 }
 
-/// The line of step `n` (1-based).
-fn step(lines: &[String], n: usize) -> &str {
-    &lines[n - 1]
+fn timeline(name: &str) -> Timeline {
+    played(name).timeline
+}
+
+/// Second `t` of a run.
+fn at(run: &Timeline, t: u64) -> &Second {
+    run.seconds
+        .iter()
+        .find(|s| s.t == t)
+        .unwrap_or_else(|| panic!("{}: no second {t}", run.name))
+}
+
+/// The text of `client`'s action of `kind` in second `t`, if it took one.
+fn action(run: &Timeline, t: u64, client: &str, kind: ActionKind) -> Option<String> {
+    at(run, t).clients[client]
+        .actions
+        .iter()
+        .find(|a| a.kind == kind)
+        .map(|a| a.text.clone())
+}
+
+/// Each node's holder at the end of second `t`, "·" for none, as "A A A · ·".
+fn holders(run: &Timeline, t: u64) -> String {
+    let second = at(run, t);
+    run.nodes
+        .iter()
+        .map(|n| second.nodes[n].holder.clone().unwrap_or_else(|| "·".into()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every action taken on a lock its client did not hold: (second, client, text, rejected).
+fn unsafe_actions(run: &Timeline) -> Vec<(u64, String, String, bool)> {
+    run.seconds
+        .iter()
+        .flat_map(|s| {
+            run.unsafe_actions(s)
+                .map(move |(c, a)| (s.t, c.to_owned(), a.text.clone(), a.rejected))
+        })
+        .collect()
 }
 
 #[test]
 fn a_clock_jump_gives_two_clients_a_majority() {
-    let run = lines("clock_jump");
-    assert!(step(&run, 3).contains("A acquires: granted"), "{run:#?}");
-    assert!(step(&run, 3).ends_with("nodes: A A A ‖ ‖"), "{run:#?}");
-    assert!(step(&run, 7).contains("B acquires: granted"), "{run:#?}");
-    assert!(step(&run, 7).ends_with("nodes: A A B B B"), "{run:#?}");
+    let run = timeline("clock_jump");
+    let granted = action(&run, 0, "A", ActionKind::Acquired);
+    assert_eq!(
+        granted.as_deref(),
+        Some("acquired the lock on nodes 1, 2 and 3, valid for 9.8 s")
+    );
+    assert!(
+        at(&run, 2)
+            .notes
+            .contains(&"A's key expires on node 3".to_owned()),
+        "{:#?}",
+        at(&run, 2).notes
+    );
+    assert_eq!(at(&run, 2).nodes["node 3"].clock_ahead_s, 10);
+    let granted = action(&run, 2, "B", ActionKind::Acquired);
+    assert_eq!(
+        granted.as_deref(),
+        Some("acquired the lock on nodes 3, 4 and 5, valid for 9.9 s")
+    );
+    assert_eq!(holders(&run, 2), "A A B B B");
+    assert_eq!(at(&run, 2).holder.as_deref(), Some("B"));
+    // Both believe they hold the lock; only B holds a majority.
+    assert!(at(&run, 3).clients["A"].believes && at(&run, 3).clients["B"].believes);
+    assert_eq!(
+        unsafe_actions(&run),
+        vec![(4, "A".into(), "wrote 1".into(), false)]
+    );
+    assert_eq!(run.outcome.counter, 1);
+    assert!(
+        run.outcome.summary.contains("one update was lost"),
+        "{}",
+        run.outcome.summary
+    );
 }
 
 #[test]
 fn a_restart_without_persistence_grants_the_lock_twice() {
-    let run = lines("restart_without_persistence");
-    assert!(step(&run, 3).contains("A acquires: granted"), "{run:#?}");
-    assert!(step(&run, 7).contains("B acquires: granted"), "{run:#?}");
-    assert!(step(&run, 7).ends_with("nodes: A A B B B"), "{run:#?}");
+    let run = timeline("restart_without_persistence");
+    assert_eq!(holders(&run, 0), "A A A · ·");
+    assert!(
+        at(&run, 2)
+            .notes
+            .contains(&"A's key is lost on node 3".to_owned()),
+        "{:#?}",
+        at(&run, 2).notes
+    );
+    assert!(action(&run, 2, "B", ActionKind::Acquired).is_some());
+    assert_eq!(holders(&run, 2), "A A B B B");
+    assert_eq!(
+        unsafe_actions(&run),
+        vec![(4, "A".into(), "wrote 1".into(), false)]
+    );
+    assert_eq!(run.outcome.counter, 1);
 }
 
 #[test]
 fn a_delayed_restart_prevents_the_second_grant() {
-    let run = lines("delayed_restart");
-    assert!(step(&run, 3).contains("A acquires: granted"), "{run:#?}");
-    assert!(step(&run, 7).contains("B acquires: refused"), "{run:#?}");
-    assert!(step(&run, 7).ends_with("nodes: A A ✗ · ·"), "{run:#?}");
-    // Once A's TTL has run out everywhere, node 2 is back and B gets every node.
-    assert!(step(&run, 9).contains("B acquires: granted"), "{run:#?}");
-    assert!(step(&run, 9).ends_with("nodes: B B B B B"), "{run:#?}");
+    let run = timeline("delayed_restart");
+    for t in 2..5 {
+        assert!(
+            action(&run, t, "B", ActionKind::Denied).is_some(),
+            "t = {t}: B is refused"
+        );
+        assert_eq!(at(&run, t).holder.as_deref(), Some("A"), "t = {t}");
+    }
+    assert_eq!(
+        at(&run, 3).nodes["node 3"].health,
+        grader::timeline::NodeHealth::Down
+    );
+    // Once A releases, B gets the four nodes that run.
+    let granted = action(&run, 5, "B", ActionKind::Acquired);
+    assert_eq!(
+        granted.as_deref(),
+        Some("acquired the lock on nodes 1, 2, 4 and 5, valid for 9.9 s")
+    );
+    assert!(
+        unsafe_actions(&run).is_empty(),
+        "{:#?}",
+        unsafe_actions(&run)
+    );
+    assert_eq!(run.outcome.counter, 2);
+    assert!(
+        run.outcome.summary.ends_with("every update counted."),
+        "{}",
+        run.outcome.summary
+    );
 }
 
 #[test]
 fn a_pause_longer_than_the_validity_lets_another_client_in() {
-    let run = lines("pause_longer_than_validity");
-    assert!(
-        step(&run, 1).contains("A acquires: granted, valid for 9.9 s"),
-        "{run:#?}"
+    let run = timeline("pause_longer_than_validity");
+    let granted = action(&run, 0, "A", ActionKind::Acquired);
+    assert_eq!(
+        granted.as_deref(),
+        Some("acquired the lock on every node, valid for 9.9 s")
     );
-    assert!(step(&run, 3).contains("B acquires: granted"), "{run:#?}");
-    assert!(step(&run, 3).ends_with("nodes: B B B B B"), "{run:#?}");
+    assert!(
+        at(&run, 10)
+            .notes
+            .contains(&"A's key expires on every node".to_owned()),
+        "{:#?}",
+        at(&run, 10).notes
+    );
+    assert!(action(&run, 10, "B", ActionKind::Acquired).is_some());
+    // Frozen, A cannot see time pass: it still believes when it wakes up.
+    assert!(at(&run, 14).clients["A"].believes);
+    assert_eq!(
+        unsafe_actions(&run),
+        vec![(15, "A".into(), "wrote 1".into(), false)]
+    );
+    assert_eq!(run.outcome.counter, 1);
+    assert!(
+        run.outcome.summary.contains("one update was lost"),
+        "{}",
+        run.outcome.summary
+    );
+}
+
+#[test]
+fn with_fencing_the_paused_clients_write_is_rejected() {
+    let run = timeline("pause_longer_than_validity_fenced");
+    assert!(run.fencing);
+    assert_eq!(at(&run, 0).clients["A"].token, Some(33));
+    assert_eq!(at(&run, 10).clients["B"].token, Some(34));
+    assert_eq!(at(&run, 12).highest_token, Some(34));
+    assert_eq!(
+        unsafe_actions(&run),
+        vec![(15, "A".into(), "write rejected: 33 < 34".into(), true)]
+    );
+    assert!(
+        !at(&run, 15).clients["A"].believes,
+        "A knows its job failed"
+    );
+    assert_eq!(run.outcome.counter, 1);
+    assert!(
+        run.outcome
+            .summary
+            .contains("the storage refused A's stale request"),
+        "{}",
+        run.outcome.summary
+    );
+}
+
+#[test]
+fn every_story_is_a_valid_timeline_and_the_same_on_a_second_play() {
+    for story in STORIES {
+        let first = timeline(story.name);
+        first
+            .validate(story.timeline)
+            .unwrap_or_else(|e| panic!("{}: {e}", story.name));
+        assert_eq!(first.nodes.len(), 5);
+        assert_eq!(
+            timeline(story.name).to_json(),
+            first.to_json(),
+            "{}: two plays, two timelines",
+            story.name
+        );
+    }
 }
 
 #[test]
 fn every_story_matches_its_snapshot() {
     for story in STORIES {
-        let run = lines(story.name);
+        let run = played(story.name).lines;
         insta::with_settings!({ snapshot_suffix => story.name, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!("redlock_story", run.join("\n"));
         });
     }
+}
+
+/// A Redlock that counts a majority wrong parts from the reference in the clock-jump story at the
+/// act where it answers differently, and the report names that act and both answers.
+#[test]
+fn a_wrong_redlock_parts_from_the_story_at_the_act_it_gets_wrong() {
+    use grader::catalogue::wrong::ALL;
+    use grader::checks;
+    use grader::report::Verdict;
+    use grader::verdict::Property;
+    let quorum = ALL
+        .iter()
+        .find(|w| w.lock.name == "Redlock with a quorum of 2")
+        .expect("in the catalogue");
+    let check = checks::named("redlock::clock_jump").expect("the check");
+    let verdict = check.run(&quorum.lock).expect("runs");
+    let Verdict::Fail(report) = verdict else {
+        panic!("the quorum of 2 should fail the clock jump, got {verdict:?}");
+    };
+    assert_eq!(report.property(), Some(Property::RedlockSameAsReference));
+    insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("redlock_story_report", report.to_string());
+    });
 }
 
 /// The explorer catches every wrong Redlock of the catalogue on its own, shrinks the situation,

@@ -336,6 +336,11 @@ pub const CHECKS: &[Check] = &[
         run: |c| redlock_stories::check(c, "pause_longer_than_validity"),
     },
     Check {
+        name: "redlock::pause_longer_than_validity_fenced",
+        shows: "the same pause with fencing tokens from a counter: A's late write rejected",
+        run: |c| redlock_stories::check(c, "pause_longer_than_validity_fenced"),
+    },
+    Check {
         name: "scenarios::normal_run",
         shows: "three jobs, counter 3",
         run: |c| scenario_check(c, "normal-run", *c.lock),

@@ -61,6 +61,7 @@ pub const POINTS: &[(&str, u32)] = &[
     ("redlock::restart_without_persistence", 2),
     ("redlock::delayed_restart", 2),
     ("redlock::pause_longer_than_validity", 2),
+    ("redlock::pause_longer_than_validity_fenced", 2),
     ("scenarios::normal_run", 2),
     ("scenarios::race", 2),
     ("scenarios::gc_pause", 2),

@@ -21,6 +21,7 @@ mod acquire;
 mod client;
 mod keeper;
 mod record;
+pub(crate) use record::summary;
 mod release;
 mod storage;
 

@@ -114,73 +114,20 @@ impl Runner<'_> {
     pub(super) fn timeline(&mut self, seconds: Vec<Second>) -> Result<Timeline, GradeError> {
         let counter = enter(&self.world).row()?.value;
         let jobs = self.clients.len() as u32;
-        let rejected: Vec<&str> = self
-            .clients
-            .iter()
-            .filter(|c| {
-                seconds.iter().any(|s| {
-                    s.clients
-                        .get(c.name())
-                        .is_some_and(|cs| cs.actions.iter().any(|a| a.rejected))
-                })
-            })
-            .map(Client::name)
-            .collect();
+        let names: Vec<&str> = self.clients.iter().map(Client::name).collect();
         let crashed: Vec<&str> = self
             .clients
             .iter()
             .filter(|c| c.crashed)
             .map(Client::name)
             .collect();
-        let mut summary = format!("{} jobs, counter = {counter}", number(jobs));
-        let mut reasons = Vec::new();
-        for name in &crashed {
-            reasons.push(format!("{name} crashed before writing"));
-        }
-        for c in self.clients.iter().filter(|c| c.stopped) {
-            let name = c.name();
-            reasons.push(format!(
-                "{name}'s keeper found its lease lost, and {name} stopped before writing"
-            ));
-        }
-        for name in &rejected {
-            reasons.push(format!(
-                "the storage refused {name}'s stale request, and {name} knows its job failed"
-            ));
-        }
-        let stopped = self.clients.iter().filter(|c| c.stopped).count();
-        let explained = (crashed.len() + rejected.len() + stopped) as i64;
-        let lost = jobs as i64 - explained - counter;
-        if lost > 0 {
-            reasons.push(format!(
-                "{} lost",
-                if lost == 1 {
-                    "one update was".to_string()
-                } else {
-                    format!("{} updates were", number(lost as u32).to_lowercase())
-                }
-            ));
-        }
-        let unsafe_count = seconds
+        let stopped: Vec<&str> = self
+            .clients
             .iter()
-            .flat_map(|s| s.clients.values())
-            .flat_map(|c| &c.actions)
-            .filter(|a| a.unsafe_ && !a.rejected)
-            .count();
-        if reasons.is_empty() && unsafe_count > 0 {
-            let what = if unsafe_count == 1 {
-                "1 action ran on a lock its client no longer held".to_string()
-            } else {
-                format!("{unsafe_count} actions ran on locks their clients no longer held")
-            };
-            summary.push_str(&format!(
-                ": every update counted, but only by luck: {what}."
-            ));
-        } else if reasons.is_empty() {
-            summary.push_str(": every update counted.");
-        } else {
-            summary = format!("{summary}: {}.", reasons.join("; "));
-        }
+            .filter(|c| c.stopped)
+            .map(Client::name)
+            .collect();
+        let summary = summary(&names, &seconds, counter, &crashed, &stopped);
         Ok(Timeline {
             name: self.scenario.name.to_string(),
             title: self.scenario.title.to_string(),
@@ -200,6 +147,80 @@ impl Runner<'_> {
         })
     }
 }
+
+/// The outcome's sentence: how many jobs ran, the counter they left, and why
+/// it is short, if it is: a crash (`crashed`), a keeper that stopped its job
+/// (`stopped`), a request the storage refused (read from `seconds`), or
+/// updates lost. `clients` are all the clients, each with one job.
+pub(crate) fn summary(
+    clients: &[&str],
+    seconds: &[Second],
+    counter: i64,
+    crashed: &[&str],
+    stopped: &[&str],
+) -> String {
+    let jobs = clients.len() as u32;
+    let rejected: Vec<&str> = clients
+        .iter()
+        .copied()
+        .filter(|name| {
+            seconds.iter().any(|s| {
+                s.clients
+                    .get(*name)
+                    .is_some_and(|cs| cs.actions.iter().any(|a| a.rejected))
+            })
+        })
+        .collect();
+    let mut summary = format!("{} jobs, counter = {counter}", number(jobs));
+    let mut reasons = Vec::new();
+    for name in crashed {
+        reasons.push(format!("{name} crashed before writing"));
+    }
+    for name in stopped {
+        reasons.push(format!(
+            "{name}'s keeper found its lease lost, and {name} stopped before writing"
+        ));
+    }
+    for name in &rejected {
+        reasons.push(format!(
+            "the storage refused {name}'s stale request, and {name} knows its job failed"
+        ));
+    }
+    let explained = (crashed.len() + rejected.len() + stopped.len()) as i64;
+    let lost = jobs as i64 - explained - counter;
+    if lost > 0 {
+        reasons.push(format!(
+            "{} lost",
+            if lost == 1 {
+                "one update was".to_string()
+            } else {
+                format!("{} updates were", number(lost as u32).to_lowercase())
+            }
+        ));
+    }
+    let unsafe_count = seconds
+        .iter()
+        .flat_map(|s| s.clients.values())
+        .flat_map(|c| &c.actions)
+        .filter(|a| a.unsafe_ && !a.rejected)
+        .count();
+    if reasons.is_empty() && unsafe_count > 0 {
+        let what = if unsafe_count == 1 {
+            "1 action ran on a lock its client no longer held".to_string()
+        } else {
+            format!("{unsafe_count} actions ran on locks their clients no longer held")
+        };
+        summary.push_str(&format!(
+            ": every update counted, but only by luck: {what}."
+        ));
+    } else if reasons.is_empty() {
+        summary.push_str(": every update counted.");
+    } else {
+        summary = format!("{summary}: {}.", reasons.join("; "));
+    }
+    summary
+}
+
 /// `Three` for 3: timelines are read as sentences.
 fn number(n: u32) -> String {
     const WORDS: [&str; 11] = [

@@ -1,0 +1,105 @@
+//! The Redlock stories of the debate, played with the learner's Redlock on five real nodes, and
+//! held to a correct Redlock's run, second by second.
+//!
+//! Kleppmann's clock jump, a node restarted without persistence, antirez's delayed restart, a
+//! client paused past its validity, and the same pause with fencing tokens: each is a list of
+//! faults and two clients' jobs ([`stories`]), played on a fresh [`crate::nodes::Cluster`] on
+//! virtual time ([`play`]) and recorded as a timeline with its nodes ([`record`]). One play
+//! serves both the grade and the book: the book's `redlock-*` timelines are the reference's plays
+//! ([`crate::demos`]), and a check plays the learner's Redlock the same way and compares the
+//! seconds. Whatever a story shows about Redlock itself (two clients each holding a majority is
+//! the algorithm's doing, not the learner's), the learner's run must be the reference's.
+
+mod client;
+mod play;
+mod record;
+mod stories;
+
+pub use play::{Played, play};
+pub use stories::{Fault, STORIES, Story, story};
+
+use super::Ctx;
+use crate::error::GradeError;
+use crate::reference::LOCK as REFERENCE;
+use crate::report::{Report, Verdict};
+use crate::sandbox::Failure;
+use crate::verdict::{Property, Violation};
+
+/// Plays the story `name` with the learner's Redlock and with the reference, and compares them.
+pub(super) fn check(ctx: &Ctx<'_>, name: &str) -> Result<Verdict, GradeError> {
+    let Some(story) = story(name) else {
+        unreachable!(
+            "check {} names the story {name}, which is not written",
+            ctx.check
+        )
+    };
+    let mine = play(story, ctx.lock)?;
+    let verdict = judge(ctx, story, &mine)?;
+    // The player steps through a failed run beside the book's (`cargo course open`).
+    let failed = matches!(verdict, Verdict::Fail(_));
+    crate::recording::keep(ctx.check, failed.then_some(&mine.timeline));
+    Ok(verdict)
+}
+
+fn judge(ctx: &Ctx<'_>, story: &Story, mine: &Played) -> Result<Verdict, GradeError> {
+    if let Some((function, failure)) = &mine.halt {
+        return Ok(match failure {
+            Failure::NotStarted { message } => Verdict::NotStarted {
+                function,
+                message: message.clone(),
+            },
+            failure => Verdict::Fail(Box::new(Report::failed(
+                ctx.check,
+                ctx.lock.name,
+                function,
+                failure.clone(),
+                vec![format!("The story so far:\n{}", mine.lines.join("\n"))],
+            ))),
+        });
+    }
+    let expected = play(story, &REFERENCE)?;
+    let (ours, theirs) = (&mine.timeline.seconds, &expected.timeline.seconds);
+    let differs = ours
+        .iter()
+        .zip(theirs)
+        .find(|(a, b)| a != b)
+        .map(|(a, _)| a.t)
+        .or_else(|| (ours.len() != theirs.len()).then(|| ours.len().min(theirs.len()) as u64));
+    let Some(t) = differs else {
+        return Ok(Verdict::Pass);
+    };
+    // The first line where the runs part names the event, in words both runs use.
+    let step = mine
+        .lines
+        .iter()
+        .zip(&expected.lines)
+        .position(|(a, b)| a != b)
+        .unwrap_or(mine.lines.len().min(expected.lines.len()));
+    // «t = 1 s B denied: no majority of the nodes» (nodes A A A · ·)
+    let said = |lines: &[String]| {
+        let Some(line) = lines.get(step) else {
+            return "nothing more".to_owned();
+        };
+        let (event, nodes) = line.rsplit_once("nodes: ").unwrap_or((line, ""));
+        let event = event.split_whitespace().collect::<Vec<_>>().join(" ");
+        format!("«{event}» (nodes {nodes})")
+    };
+    let what = format!(
+        "your Redlock's run parts from a correct Redlock's at step {} of the story: yours says \
+         {}, a correct one says {}",
+        step + 1,
+        said(&mine.lines),
+        said(&expected.lines)
+    );
+    let evidence = vec![
+        format!("Your run:\n{}", mine.lines.join("\n")),
+        format!("A correct Redlock's run:\n{}", expected.lines.join("\n")),
+    ];
+    let v = Violation::at(Property::RedlockSameAsReference, t * 1000, what);
+    Ok(Verdict::Fail(Box::new(Report::broken(
+        ctx.check,
+        ctx.lock.name,
+        v,
+        evidence,
+    ))))
+}

@@ -1,0 +1,398 @@
+//! Playing a Redlock story second by second, with a given Redlock, on five real nodes.
+//!
+//! Virtual time moves one second at a time, as in the single-server runner ([`crate::run`]):
+//! at the start of a second the nodes' clocks move to it (keys run out), the story's faults for
+//! that second happen, then A and B each take one step of their job through the Redlock under
+//! test, and [`super::record`] looks at the nodes and the storage to write the second down. Every
+//! event also gives a line of text (when, what, and each node's holder), which a failure report
+//! shows, since the text table of a timeline draws no nodes.
+//!
+//! The storage (the counter row, and in the fenced story the counter that hands out fencing
+//! tokens) lives on the grader's single Redis server, in a [`World`] of its own, as in the
+//! single-server stories: the nodes are there to be hurt, the storage is not, and one more
+//! process would only stand for the same server. The fenced writes go through the reference's
+//! storage, which exercise 5 checks; the learner's code under test here is Redlock alone.
+
+use std::time::Duration;
+
+use super::client::{Client, Step};
+use super::record::{Snapshot, node_name};
+use super::stories::{Fault, Story};
+use crate::checks::redlock::{TOKEN_A, TOKEN_B, TTL, acquire, release};
+use crate::error::GradeError;
+use crate::lock::Lock;
+use crate::nodes::cluster::{Cluster, SharedCluster, enter};
+use crate::reference::LOCK as REFERENCE;
+use crate::sandbox::Failure;
+use crate::scenario::MAX_SECONDS;
+use crate::timeline::{ActionKind, Second, Timeline};
+use crate::verdict::seconds;
+use crate::wire::Wire;
+use crate::world::{SharedWorld, World};
+
+/// A played story.
+pub struct Played {
+    /// A line per event: `t = …  what happened  nodes: …`.
+    pub lines: Vec<String>,
+    /// The run, second by second, for the book and for the comparison with a correct Redlock.
+    pub timeline: Timeline,
+    /// The function that failed, and how, if one did (the run stops there).
+    pub halt: Option<(&'static str, Failure)>,
+}
+
+/// One play of a story.
+pub(super) struct Player<'a> {
+    pub(super) story: &'a Story,
+    lock: &'a Lock,
+    pub(super) cluster: SharedCluster,
+    pub(super) world: SharedWorld,
+    storage: Wire,
+    pub(super) clients: Vec<Client>,
+    pub(super) t: u64,
+    lines: Vec<String>,
+    /// The nodes as last seen: a paused node keeps what it held when it stopped.
+    pub(super) seen: Snapshot,
+}
+
+/// Plays `story` with `lock`'s Redlock, on fresh nodes and a fresh storage row.
+pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
+    let cluster = Cluster::open()?.shared();
+    let world = World::open()?.shared();
+    let storage = Wire::open(&world)?;
+    let clients = story
+        .clients
+        .iter()
+        .zip([TOKEN_A, TOKEN_B])
+        .map(|(plan, token)| Client::new(*plan, token))
+        .collect();
+    let mut player = Player {
+        story,
+        lock,
+        seen: Snapshot::empty(),
+        cluster,
+        world,
+        storage,
+        clients,
+        t: 0,
+        lines: Vec::new(),
+    };
+    player.seen = player.snapshot()?;
+    let mut seconds: Vec<Second> = Vec::new();
+    let mut halt = None;
+    loop {
+        let mut notes = player.tick()?;
+        let t = player.t;
+        for (_, fault) in story.faults.iter().filter(|(at, _)| *at == t) {
+            notes.extend(player.fault(*fault)?);
+        }
+        for i in 0..player.clients.len() {
+            if let Err(failed) = player.step(i)? {
+                halt = Some(failed);
+                break;
+            }
+        }
+        seconds.push(player.observe(notes)?);
+        let done = player.clients.iter().all(|c| c.step == Step::Done);
+        if halt.is_some() || done || player.t + 1 >= MAX_SECONDS {
+            break;
+        }
+        player.t += 1;
+    }
+    let timeline = player.timeline(seconds, lock.name)?;
+    Ok(Played {
+        lines: player.lines,
+        timeline,
+        halt,
+    })
+}
+
+/// A learner function that failed: its name and how.
+type Halted = (&'static str, Failure);
+
+impl Player<'_> {
+    /// Moves the nodes' clocks to the start of this second; returns what time did to them.
+    fn tick(&mut self) -> Result<Vec<String>, GradeError> {
+        {
+            let mut c = enter(&self.cluster);
+            let target = self.t * 1000;
+            let now = c.now_ms();
+            c.advance(target.saturating_sub(now));
+        }
+        let before = self.seen.clone();
+        let after = self.snapshot()?;
+        let notes = before.changes(&after, "expires on");
+        for note in &notes {
+            self.line(note, &after);
+        }
+        self.seen = after;
+        Ok(notes)
+    }
+
+    /// Does `fault` to its node; returns what happened, in words.
+    fn fault(&mut self, fault: Fault) -> Result<Vec<String>, GradeError> {
+        let before = self.seen.clone();
+        let (what, lost) = {
+            let mut c = enter(&self.cluster);
+            match fault {
+                Fault::Pause(i) => {
+                    c.pause(i)?;
+                    (
+                        Some(format!("{} is paused: it answers nothing", node_name(i))),
+                        false,
+                    )
+                }
+                Fault::Resume(i) => {
+                    c.resume(i)?;
+                    (Some(format!("{} resumes", node_name(i))), false)
+                }
+                Fault::Kill(i) => {
+                    c.kill(i);
+                    (Some(format!("{} is killed", node_name(i))), true)
+                }
+                // A node that was down only comes back: the look after says so.
+                Fault::Restart(i, ms) if before.is_down(i) => {
+                    c.restart_after(i, ms)?;
+                    (None, false)
+                }
+                Fault::Restart(i, 0) => {
+                    c.restart_after(i, 0)?;
+                    let what = format!("{} is killed and restarts at once, empty", node_name(i));
+                    (Some(what), true)
+                }
+                Fault::Restart(i, ms) => {
+                    c.restart_after(i, ms)?;
+                    let what = format!(
+                        "{} is killed and stays down for {}, the longest TTL",
+                        node_name(i),
+                        seconds(ms)
+                    );
+                    (Some(what), true)
+                }
+                Fault::Jump(i, ms) => {
+                    c.jump(i, ms)?;
+                    let what = format!("{}'s clock jumps {} ahead", node_name(i), seconds(ms));
+                    (Some(what), false)
+                }
+            }
+        };
+        let after = self.snapshot()?;
+        let verb = if lost { "is lost on" } else { "expires on" };
+        let notes: Vec<String> = what
+            .into_iter()
+            .chain(before.changes(&after, verb))
+            .collect();
+        for note in &notes {
+            self.line(note, &after);
+        }
+        self.seen = after;
+        Ok(notes)
+    }
+
+    /// Client `i`'s step at this second. The outer error is the grader's; the inner, the call
+    /// of learner code that failed.
+    fn step(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
+        let t = self.t;
+        let c = &self.clients[i];
+        if c.step == Step::Done || c.paused_at(t) {
+            return Ok(Ok(()));
+        }
+        let (step, wakes) = (c.step, c.plan.pause.is_some_and(|(_, until)| until == t));
+        if wakes {
+            self.event(i, ActionKind::Resumed, "woke up")?;
+        }
+        let done = match step {
+            Step::Acquire => self.acquire(i)?,
+            Step::Read => {
+                self.read(i)?;
+                Ok(())
+            }
+            Step::Write { at } if t >= at => {
+                self.write(i)?;
+                Ok(())
+            }
+            Step::Release => self.release(i)?,
+            Step::Write { .. } | Step::Done => Ok(()),
+        };
+        let freezes = self.clients[i]
+            .plan
+            .pause
+            .is_some_and(|(from, _)| from == t);
+        if done.is_ok() && freezes {
+            self.event(i, ActionKind::Paused, "froze")?;
+        }
+        Ok(done)
+    }
+
+    fn acquire(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
+        let token = self.clients[i].token;
+        let got = acquire(&self.cluster, self.lock, token, TTL)?;
+        let validity = match got.value {
+            Ok(validity) => validity,
+            Err(failure) => {
+                self.event(i, ActionKind::Failed, "redlock_acquire failed")?;
+                return Ok(Err(("redlock_acquire", failure)));
+            }
+        };
+        let Some(validity) = validity else {
+            self.event(i, ActionKind::Denied, "denied: no majority of the nodes")?;
+            return Ok(Ok(()));
+        };
+        let on = self.snapshot()?.nodes_of(token);
+        let mut text = format!(
+            "acquired the lock on {}, {}",
+            list(&on),
+            valid_for(validity)
+        );
+        if self.story.fencing {
+            let fence = self.next_fence()?;
+            self.clients[i].fence = Some(fence);
+            text.push_str(&format!("; fencing token {fence}"));
+        }
+        let now = enter(&self.cluster).now_ms();
+        let c = &mut self.clients[i];
+        c.granted = Some((now, validity.as_millis() as u64));
+        c.believes = true;
+        c.step = Step::Read;
+        self.event(i, ActionKind::Acquired, text)?;
+        Ok(Ok(()))
+    }
+
+    /// The next token of the fencing counter: `INCR` on the grader's server, which stands in for
+    /// a consensus service's revision.
+    fn next_fence(&mut self) -> Result<u64, GradeError> {
+        let mut world = crate::world::enter(&self.world);
+        let key = world.keys.fence.clone();
+        Ok(redis::cmd("INCR").arg(key).query(world.con())?)
+    }
+
+    fn read(&mut self, i: usize) -> Result<(), GradeError> {
+        let holds = self.holds(i)?;
+        let value = crate::world::enter(&self.world).read_counter()?;
+        let c = &mut self.clients[i];
+        c.read = value;
+        c.step = Step::Write {
+            at: self.t + c.plan.work_s,
+        };
+        self.event_unsafe(i, ActionKind::Read, format!("read {value}"), !holds, false)
+    }
+
+    fn write(&mut self, i: usize) -> Result<(), GradeError> {
+        let holds = self.holds(i)?;
+        let value = self.clients[i].read + 1;
+        self.clients[i].step = Step::Release;
+        let Some(fence) = self.clients[i].fence else {
+            crate::world::enter(&self.world).write_counter(value)?;
+            return self.event_unsafe(
+                i,
+                ActionKind::Wrote,
+                format!("wrote {value}"),
+                !holds,
+                false,
+            );
+        };
+        let row = crate::world::enter(&self.world).keys.row.clone();
+        let accepted = (REFERENCE.fenced_write)(&mut self.storage, &row, fence, value)?;
+        if accepted {
+            return self.event_unsafe(
+                i,
+                ActionKind::Wrote,
+                format!("wrote {value}"),
+                !holds,
+                false,
+            );
+        }
+        // The storage refused: the client knows its job failed, and goes on to release.
+        let highest = crate::world::enter(&self.world).row()?.fence;
+        self.clients[i].believes = false;
+        let text = format!("write rejected: {fence} < {highest}");
+        self.event_unsafe(i, ActionKind::WriteRejected, text, !holds, true)
+    }
+
+    fn release(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
+        let token = self.clients[i].token;
+        let had = self.seen.nodes_of(token);
+        match release(&self.cluster, self.lock, token)? {
+            Ok(_) => {}
+            Err(failure) => {
+                self.event(i, ActionKind::Failed, "redlock_release failed")?;
+                return Ok(Err(("redlock_release", failure)));
+            }
+        }
+        let still = self.snapshot()?.nodes_of(token);
+        let freed: Vec<usize> = had.into_iter().filter(|n| !still.contains(n)).collect();
+        let c = &mut self.clients[i];
+        c.believes = false;
+        c.step = Step::Done;
+        if freed.is_empty() {
+            let text = "found its key on no node: nothing to release";
+            self.event(i, ActionKind::ReleaseRefused, text)?;
+        } else {
+            let text = format!("released the lock on {}", list(&freed));
+            self.event(i, ActionKind::Released, text)?;
+        }
+        Ok(Ok(()))
+    }
+
+    /// Whether client `i` is the one a majority of the nodes hold.
+    fn holds(&mut self, i: usize) -> Result<bool, GradeError> {
+        let snapshot = self.snapshot()?;
+        Ok(snapshot.majority() == Some(self.clients[i].token))
+    }
+
+    fn event(
+        &mut self,
+        i: usize,
+        kind: ActionKind,
+        text: impl Into<String>,
+    ) -> Result<(), GradeError> {
+        self.event_unsafe(i, kind, text, false, false)
+    }
+
+    /// Client `i` did something: the action for the timeline, and a line for the report.
+    fn event_unsafe(
+        &mut self,
+        i: usize,
+        kind: ActionKind,
+        text: impl Into<String>,
+        is_unsafe: bool,
+        rejected: bool,
+    ) -> Result<(), GradeError> {
+        let text = text.into();
+        let after = self.snapshot()?;
+        let c = &mut self.clients[i];
+        let mark = if is_unsafe { "  ✗" } else { "" };
+        let what = format!("{} {text}{mark}", c.name());
+        c.act(kind, text, is_unsafe, rejected);
+        self.line(&what, &after);
+        self.seen = after;
+        Ok(())
+    }
+
+    /// A line of the report: when, what, and each node's holder.
+    fn line(&mut self, what: &str, nodes: &Snapshot) {
+        let at = enter(&self.cluster).now_ms();
+        let marks = nodes.marks(&self.clients);
+        self.lines.push(format!(
+            "t = {:>7}  {what:<68}  nodes: {marks}",
+            seconds(at)
+        ));
+    }
+}
+
+/// "nodes 1, 2 and 3", "node 4", "every node".
+pub(super) fn list(nodes: &[usize]) -> String {
+    let names: Vec<String> = nodes.iter().map(|&i| (i + 1).to_string()).collect();
+    match names.as_slice() {
+        [] => "no node".to_owned(),
+        [one] => format!("node {one}"),
+        _ if nodes.len() == crate::nodes::NODES => "every node".to_owned(),
+        [rest @ .., last] => format!("nodes {} and {last}", rest.join(", ")),
+    }
+}
+
+/// "valid for 9.9 s": to a tenth of a second, as correct Redlocks agree only to a rounding of
+/// 1 % of the TTL, which the checks of `redlock.rs` hold to the millisecond.
+fn valid_for(validity: Duration) -> String {
+    let tenths = (validity.as_millis() + 50) / 100;
+    format!("valid for {}.{} s", tenths / 10, tenths % 10)
+}

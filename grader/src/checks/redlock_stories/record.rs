@@ -1,0 +1,294 @@
+//! What a Redlock story records: the nodes as they are, what changed on them, and each second of
+//! the timeline.
+//!
+//! A [`Snapshot`] is one look at the five nodes: whether each runs, whose token its lock key
+//! holds, and how far its clock runs ahead. Two snapshots side by side tell what a moment did to
+//! the keys ("A's key expires on node 3"). At the end of a second the player writes down the
+//! clients, the nodes, the storage, and the holder: with several nodes, the client whose token a
+//! majority of them hold, which is the only sense in which a Redlock "is held".
+//!
+//! A node that is down holds nothing and grants nothing. Until the key it held when it went down
+//! would have expired, that key still counts towards its owner's majority: nobody can take it from
+//! a node that is not there. That is antirez's delayed restart: a node that stays down for the
+//! longest TTL takes nothing from its holder's majority, and comes back when no key it forgot
+//! could still matter. A node restarted at once comes back empty, and its share is gone.
+
+use std::collections::BTreeMap;
+
+use super::client::{Client, Step};
+use super::play::Player;
+use crate::checks::redlock::TTL;
+use crate::error::GradeError;
+use crate::nodes::cluster::enter;
+use crate::nodes::{Health, NODES};
+use crate::timeline::{ClientSecond, NodeHealth, NodeSecond, Outcome, Second, State, Timeline};
+use crate::world;
+
+/// The name readers know node `i` by: node 0 of the grader is "node 1".
+pub(super) fn node_name(i: usize) -> String {
+    format!("node {}", i + 1)
+}
+
+/// One node, as last seen.
+#[derive(Clone, Debug, PartialEq)]
+struct Seen {
+    health: Health,
+    /// The token in the lock key; a paused node keeps the one it held when it stopped.
+    token: Option<String>,
+    /// When the key expires on the node's own clock, in the story's time (running nodes only).
+    expires_ms: Option<u64>,
+    /// A node that is down: the token it held when it went down, and when that key would have
+    /// expired, as long as it would not have.
+    kept: Option<(String, u64)>,
+    /// How far the node's clock runs ahead of the others', in ms.
+    ahead_ms: u64,
+}
+
+/// One look at every node.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Snapshot(Vec<Seen>);
+
+impl Snapshot {
+    /// No node seen yet: all running, all free.
+    pub(super) fn empty() -> Snapshot {
+        let free = Seen {
+            health: Health::Up,
+            token: None,
+            expires_ms: None,
+            ahead_ms: 0,
+            kept: None,
+        };
+        Snapshot(vec![free; NODES])
+    }
+
+    /// The nodes (from 0) whose lock key holds `token`.
+    pub(super) fn nodes_of(&self, token: &str) -> Vec<usize> {
+        (0..self.0.len())
+            .filter(|&i| self.0[i].token.as_deref() == Some(token))
+            .collect()
+    }
+
+    /// Whether node `i` was down.
+    pub(super) fn is_down(&self, i: usize) -> bool {
+        self.0[i].health == Health::Down
+    }
+
+    /// What each node counts for: the token it holds, or a down node's kept one, with when the
+    /// key expires.
+    fn claims(&self) -> impl Iterator<Item = (&str, Option<u64>)> {
+        self.0.iter().filter_map(|n| match (&n.token, &n.kept) {
+            (Some(token), _) => Some((token.as_str(), n.expires_ms)),
+            (None, Some((token, until))) => Some((token.as_str(), Some(*until))),
+            (None, None) => None,
+        })
+    }
+
+    /// The token a majority of the nodes count for, if one does.
+    pub(super) fn majority(&self) -> Option<&str> {
+        self.claims()
+            .map(|(token, _)| token)
+            .find(|t| self.claims().filter(|(c, _)| c == t).count() > NODES / 2)
+    }
+
+    /// How long `token` keeps its majority after `now_ms`, in whole seconds rounded up: until the
+    /// key that is the last of a majority to run out does.
+    fn majority_left_s(&self, token: &str, now_ms: u64) -> Option<u64> {
+        let mut until: Vec<u64> = self
+            .claims()
+            .filter(|(c, _)| *c == token)
+            .filter_map(|(_, at)| at)
+            .collect();
+        until.sort_unstable_by(|a, b| b.cmp(a));
+        until
+            .get(NODES / 2)
+            .map(|at| at.saturating_sub(now_ms).div_ceil(1000))
+    }
+
+    /// What happened between `self` and `after`: a node back up, and keys gone, said with
+    /// `verb` ("expires on", "is lost on").
+    pub(super) fn changes(&self, after: &Snapshot, verb: &str) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (i, (was, is)) in self.0.iter().zip(&after.0).enumerate() {
+            if was.health == Health::Down && is.health == Health::Up {
+                notes.push(format!("{} comes back, empty", node_name(i)));
+            }
+        }
+        let mut gone: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (i, (was, is)) in self.0.iter().zip(&after.0).enumerate() {
+            let Some(token) = was.token.as_deref() else {
+                continue;
+            };
+            if is.token.as_deref() == Some(token) {
+                continue;
+            }
+            match gone.iter_mut().find(|(t, _)| *t == token) {
+                Some((_, nodes)) => nodes.push(i),
+                None => gone.push((token, vec![i])),
+            }
+        }
+        for (token, nodes) in gone {
+            notes.push(format!(
+                "{}'s key {verb} {}",
+                owner(token),
+                super::play::list(&nodes)
+            ));
+        }
+        notes
+    }
+
+    /// Each node's holder for a line of text: `A`, `B`, `·` free, `‖` paused, `✗` down.
+    pub(super) fn marks(&self, clients: &[Client]) -> String {
+        let marks: Vec<&str> = self
+            .0
+            .iter()
+            .map(|n| match n.health {
+                Health::Paused => "‖",
+                Health::Down => "✗",
+                Health::Up => match &n.token {
+                    None => "·",
+                    Some(token) => clients
+                        .iter()
+                        .find(|c| c.token == token.as_str())
+                        .map_or("?", Client::name),
+                },
+            })
+            .collect();
+        marks.join(" ")
+    }
+}
+
+/// The client a story's token belongs to ("A" for A's token), or "?".
+fn owner(token: &str) -> &'static str {
+    use crate::checks::redlock::{TOKEN_A, TOKEN_B};
+    match token {
+        TOKEN_A => "A",
+        TOKEN_B => "B",
+        _ => "?",
+    }
+}
+
+impl Player<'_> {
+    /// Looks at every node now. A look at a node brings it to its own time, and brings back a
+    /// node whose restart is due.
+    pub(super) fn snapshot(&mut self) -> Result<Snapshot, GradeError> {
+        let mut c = enter(&self.cluster);
+        let now = c.now_ms();
+        let mut nodes = Vec::with_capacity(NODES);
+        for (i, was) in self.seen.0.iter().enumerate() {
+            let token = c.holder(i)?;
+            let health = c.health(i);
+            let (token, expires_ms) = match health {
+                // A stopped node answers nothing; it holds what it held when it stopped.
+                Health::Paused => (was.token.clone(), was.expires_ms),
+                Health::Down => (None, None),
+                Health::Up if token.is_some() => (token, c.ttl_left(i)?.map(|ms| now + ms)),
+                Health::Up => (None, None),
+            };
+            let kept = match (health, was.health) {
+                (Health::Down, Health::Down) => was.kept.clone(),
+                (Health::Down, _) => was.token.clone().zip(was.expires_ms),
+                _ => None,
+            }
+            .filter(|(_, until)| *until > now);
+            nodes.push(Seen {
+                health,
+                token,
+                expires_ms,
+                ahead_ms: c.node_now_ms(i) - now,
+                kept,
+            });
+        }
+        Ok(Snapshot(nodes))
+    }
+
+    /// Writes down the second that ends: each client, each node, the storage, and `notes`.
+    pub(super) fn observe(&mut self, notes: Vec<String>) -> Result<Second, GradeError> {
+        let now = enter(&self.cluster).now_ms();
+        let nodes = self.snapshot()?;
+        self.seen = nodes.clone();
+        let majority = nodes.majority().map(str::to_owned);
+        let ttl_left_s = majority
+            .as_deref()
+            .and_then(|token| nodes.majority_left_s(token, now));
+        let row = world::enter(&self.world).row()?;
+        let t = self.t;
+        let mut clients = BTreeMap::new();
+        for c in &mut self.clients {
+            c.reckon(now);
+            let state = if c.paused_at(t) || c.plan.pause.is_some_and(|(from, _)| from == t) {
+                State::Paused
+            } else {
+                match c.step {
+                    Step::Done => State::Done,
+                    Step::Acquire => State::Waiting,
+                    _ => State::Working,
+                }
+            };
+            clients.insert(
+                c.name().to_owned(),
+                ClientSecond {
+                    state,
+                    believes: c.believes,
+                    token: if c.believes { c.fence } else { None },
+                    actions: std::mem::take(&mut c.actions),
+                },
+            );
+        }
+        let nodes = nodes
+            .0
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let state = NodeSecond {
+                    health: match n.health {
+                        Health::Up => NodeHealth::Up,
+                        Health::Paused => NodeHealth::Paused,
+                        Health::Down => NodeHealth::Down,
+                    },
+                    role: None,
+                    holder: n.token.as_deref().map(|t| owner(t).to_owned()),
+                    clock_ahead_s: n.ahead_ms / 1000,
+                };
+                (node_name(i), state)
+            })
+            .collect();
+        Ok(Second {
+            t,
+            clients,
+            holder: majority.as_deref().map(|t| owner(t).to_owned()),
+            ttl_left_s,
+            counter: row.value,
+            highest_token: self.story.fencing.then_some(row.fence).filter(|&f| f > 0),
+            notes,
+            nodes,
+        })
+    }
+
+    /// The whole run, named as the book names it.
+    pub(super) fn timeline(
+        &mut self,
+        seconds: Vec<Second>,
+        implementation: &str,
+    ) -> Result<Timeline, GradeError> {
+        let counter = world::enter(&self.world).row()?.value;
+        let names: Vec<&str> = self.clients.iter().map(Client::name).collect();
+        let summary = crate::run::summary(&names, &seconds, counter, &[], &[]);
+        Ok(Timeline {
+            name: self.story.timeline.to_owned(),
+            title: self.story.title.to_owned(),
+            story: self.story.story.to_owned(),
+            implementation: implementation.to_owned(),
+            ttl_s: TTL.as_secs(),
+            fencing: self.story.fencing,
+            clients: names.iter().map(|n| (*n).to_owned()).collect(),
+            nodes: (0..NODES).map(node_name).collect(),
+            seconds,
+            outcome: Outcome {
+                counter,
+                jobs: names.len() as u32,
+                summary,
+            },
+            messages: Vec::new(),
+        })
+    }
+}
