@@ -21,6 +21,7 @@
 mod calls;
 pub mod generate;
 pub mod history;
+mod keeper;
 pub mod linearize;
 mod observe;
 pub mod play;
@@ -55,6 +56,7 @@ pub fn judge(exercise: Exercise, d: &Divergence<'_>) -> Violation {
         Exercise::Fencing => model::fencing::judge(d),
         Exercise::Storage => model::storage::judge(d),
         Exercise::Extend => model::extend::judge(d),
+        Exercise::Keeper => model::keeper::judge(d),
     }
 }
 
