@@ -174,3 +174,25 @@ fn the_keepers_only_the_explorer_catches_pass_the_other_keeper_checks() {
         }
     }
 }
+
+/// The keeper's explorer gives a wrong keeper the same report on every run.
+#[test]
+fn the_keepers_explorer_gives_the_same_report_every_time() {
+    use grader::catalogue::renewal::WRONG;
+    use grader::checks;
+    let check = checks::named("keeper::explored").expect("a check");
+    for name in [
+        "keeper that renews at every tick",
+        "keeper that clears lost when its token is back",
+    ] {
+        let wrong = WRONG
+            .iter()
+            .find(|w| w.lock.name == name)
+            .expect("in the catalogue");
+        let first = check.run(&wrong.lock).expect("runs");
+        assert!(matches!(first, Verdict::Fail(_)), "{name}");
+        for _ in 0..5 {
+            assert_eq!(check.run(&wrong.lock).expect("runs"), first, "{name}");
+        }
+    }
+}

@@ -199,7 +199,7 @@ pub enum Call {
     },
     /// One tick of `keep_alive(lock, token, ttl, now, renewed_at, lost)`:
     /// now is the clock's, `renewed_at` and `lost` what the caller's last
-    /// tick left (the model's [`Keeper`](crate::model::Keeper)).
+    /// tick left (the model's [`Keeper`]).
     Keep {
         /// The lease's TTL, in ms.
         ttl_ms: u64,

@@ -308,9 +308,21 @@ mod tests {
 
     #[test]
     fn before_a_quarter_a_tick_does_nothing() {
+        // Even when the lock is someone else's: a quarter of 6 s is 1.5 s.
         let s = at(1499, 0, Some("b"));
-        assert_eq!(keep(&s, "a", 6000), vec![keep(&s, "a", 6000)[0].clone()]);
-        assert_eq!(keep(&s, "a", 6000)[0].state, s);
+        let quiet = Expected::Kept {
+            renewed_at_ms: Some(0),
+            lost: false,
+            may_fail: false,
+        };
+        assert_eq!(
+            keep(&s, "a", 6000),
+            vec![Branch {
+                expected: Some(quiet),
+                state: s.clone()
+            }]
+        );
+        assert_eq!(keep(&at(1500, 0, Some("b")), "a", 6000).len(), 2);
     }
 
     #[test]
