@@ -313,6 +313,34 @@ pub(super) fn counts_from_the_acquire<C: ConnectionLike>(
     Ok(())
 }
 
+/// Looks at the key with GET, then renews with PEXPIRE in a second command:
+/// the lock can expire and change hands in between.
+pub(super) fn checks_then_pexpires<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+    now: Duration,
+    renewed_at: &mut Duration,
+    lost: &AtomicBool,
+) -> RedisResult<()> {
+    if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
+        return Ok(());
+    }
+    // A key of another type is not ours either.
+    let holder: Option<String> = redis::cmd("GET").arg(key).query(con).unwrap_or(None);
+    if holder.as_deref() != Some(token) {
+        lost.store(true, Ordering::SeqCst);
+        return Ok(());
+    }
+    let _: i64 = redis::cmd("PEXPIRE")
+        .arg(key)
+        .arg(ttl.as_millis() as u64)
+        .query(con)?;
+    *renewed_at = now;
+    Ok(())
+}
+
 /// A renewal through the reference's `extend`, as the reference keeper
 /// does it: noted on true, `lost` on false or an error.
 fn renew<C: ConnectionLike>(

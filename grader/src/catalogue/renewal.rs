@@ -13,9 +13,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use redis::{ConnectionLike, RedisResult, Script};
 
 use super::keepers::{
-    clears_lost, counts_from_the_acquire, every_quarter, keeps_with_pexpire, never_tells,
-    own_script, passes_errors_on, renews_every_tick, renews_every_ttl, renews_for_a_third,
-    renews_once_lost, takes_an_error_for_a_renewal, takes_it_back, tells_late,
+    checks_then_pexpires, clears_lost, counts_from_the_acquire, every_quarter, keeps_with_pexpire,
+    never_tells, own_script, passes_errors_on, renews_every_tick, renews_every_ttl,
+    renews_for_a_third, renews_once_lost, takes_an_error_for_a_renewal, takes_it_back, tells_late,
     waits_past_the_third, whole_milliseconds,
 };
 use super::wrong::Wrong;
@@ -187,6 +187,15 @@ pub const WRONG: &[Wrong] = &[
         },
         fails: "keeper::explored",
         breaks: Property::KeeperRenewsOnPace,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that checks with GET, then renews with PEXPIRE",
+            keep_alive: checks_then_pexpires,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperStopsJob,
     },
 ];
 

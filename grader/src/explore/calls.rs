@@ -189,11 +189,12 @@ pub fn step_in_action(
                 for (m, text) in moves.iter().zip(&shown) {
                     let done = match (m, text) {
                         (Move::Call(call), Some(text)) => {
+                            let now_ms = world.now_ms();
                             let answer = reference_call(world, &token, *call)?;
                             said.push(format!("{text} → {answer}"));
                             Done {
                                 text: text.clone(),
-                                op: call.op(&token),
+                                op: call.op(&token, now_ms),
                                 answer: Some(answer),
                             }
                         }

@@ -352,6 +352,8 @@ pub(super) fn follow(h: &History, state: &mut State, step: &Step) {
             call,
             step_in,
         } => {
+            // A call begins before anyone steps in: a tick is handed that now.
+            let now_ms = state.now_ms;
             if let Some(StepIn {
                 actor:
                     Actor::Client {
@@ -368,11 +370,14 @@ pub(super) fn follow(h: &History, state: &mut State, step: &Step) {
                                 state.advance_to(at);
                             }
                         }
-                        Move::Call(c) => apply_first(state, &c.op(&h.tokens[*other])),
+                        Move::Call(c) => {
+                            let op = c.op(&h.tokens[*other], state.now_ms);
+                            apply_first(state, &op)
+                        }
                     }
                 }
             }
-            apply_first(state, &call.op(&h.tokens[*client]));
+            apply_first(state, &call.op(&h.tokens[*client], now_ms));
         }
     }
 }

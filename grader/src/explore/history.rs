@@ -220,8 +220,9 @@ impl Call {
         }
     }
 
-    /// The model's operation for it, with the caller's lock `token`.
-    pub fn op(&self, token: &str) -> Op {
+    /// The model's operation for it, with the caller's lock `token`, made
+    /// at `now_ms` (which a keeper's tick is handed).
+    pub fn op(&self, token: &str, now_ms: u64) -> Op {
         let token = token.to_string();
         match *self {
             Call::Acquire { ttl_ms } => Op::Acquire { token, ttl_ms },
@@ -230,7 +231,11 @@ impl Call {
             Call::Write { token, value } => Op::Write { token, value },
             Call::Read { token } => Op::Read { token },
             Call::Extend { ttl_ms } => Op::Extend { token, ttl_ms },
-            Call::Keep { ttl_ms } => Op::Keep { token, ttl_ms },
+            Call::Keep { ttl_ms } => Op::Keep {
+                token,
+                ttl_ms,
+                now_ms,
+            },
         }
     }
 

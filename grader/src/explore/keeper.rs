@@ -9,11 +9,14 @@
 //! ticks, the key lives a life of its own: it expires, another client takes
 //! it, its holder releases it, it is deleted, its TTL is changed, A's token
 //! takes it again with a fresh acquire, or it is replaced by a hash, to
-//! which Redis answers a renewal with an error.
+//! which Redis answers a renewal with an error. Now and then another client
+//! steps in during a tick, between two of its commands: the lock expires
+//! and changes hands there.
 
 use super::generate::{TTLS, wait};
-use super::history::{Call, History, Step};
+use super::history::{Actor, Call, History, Move, Step, StepIn};
 use super::rng::Rng;
+use crate::clock::RESOLUTION_MS;
 use crate::model::keeper::WRONG_TYPE;
 use crate::model::{State, Touch};
 
@@ -33,15 +36,42 @@ pub(super) fn lease(rng: &mut Rng) -> u64 {
 pub(super) fn next_steps(rng: &mut Rng, h: &History, state: &State) -> Vec<Step> {
     let ttl_ms = h.start.lock.map_or(LEASES[0], |(_, ttl)| ttl);
     match rng.below(12) {
-        0..=6 => tick(rng, state, ttl_ms),
+        0..=6 => tick(rng, h, state, ttl_ms),
         7 => vec![Step::Wait(wait(rng, state))],
         8 | 9 => vec![client_step(rng, h, state, ttl_ms)],
-        _ => vec![Step::Touch(touch(rng))],
+        _ => vec![Step::Touch(touch(rng, state, ttl_ms))],
+    }
+}
+
+/// A TTL for the key: at most the lease. Every expiry the key gets then
+/// lies within a lease of when it was set, so a renewal (a lease from now)
+/// never moves it a few milliseconds *earlier*. The clock notices a new TTL
+/// by its real expiry changing, and a new expiry a millisecond or two before
+/// the old one can land on the same real instant and go unseen (see
+/// [`crate::clock`]).
+fn renewable_ttl(rng: &mut Rng, lease_ms: u64) -> u64 {
+    let shorter: Vec<u64> = TTLS.iter().copied().filter(|&t| t <= lease_ms).collect();
+    if shorter.is_empty() || rng.chance(1, 2) {
+        lease_ms
+    } else {
+        rng.pick(&shorter)
+    }
+}
+
+/// A TTL for the key that moves its expiry no less than a resolution
+/// earlier, if earlier at all, for the same reason as [`renewable_ttl`]:
+/// otherwise the lease, which never moves it earlier.
+fn clear_of_expiry(rng: &mut Rng, state: &State, lease_ms: u64) -> u64 {
+    let ttl_ms = renewable_ttl(rng, lease_ms);
+    let new = state.now_ms + ttl_ms.div_ceil(RESOLUTION_MS) * RESOLUTION_MS;
+    match state.lock.as_ref().map(|held| held.expires_at) {
+        Some(old) if old > new && old - new < RESOLUTION_MS => lease_ms,
+        _ => ttl_ms,
     }
 }
 
 /// A tick at a time drawn around the renewal's due time.
-fn tick(rng: &mut Rng, state: &State, ttl_ms: u64) -> Vec<Step> {
+fn tick(rng: &mut Rng, h: &History, state: &State, ttl_ms: u64) -> Vec<Step> {
     let (now, last) = (state.now_ms, state.keeper.renewed_at_ms);
     let due = last + ttl_ms.div_ceil(3);
     let at = match rng.below(11) {
@@ -62,12 +92,31 @@ fn tick(rng: &mut Rng, state: &State, ttl_ms: u64) -> Vec<Step> {
     if at > now {
         steps.push(Step::Wait(at - now));
     }
+    let step_in = rng.chance(1, 4).then(|| step_in(rng, h, ttl_ms));
     steps.push(Step::Call {
         client: KEEPER,
         call: Call::Keep { ttl_ms },
-        step_in: None,
+        step_in,
     });
     steps
+}
+
+/// Another client in the middle of a tick, right after its first or second
+/// command: the lock expires and is taken, or is taken if free.
+fn step_in(rng: &mut Rng, h: &History, lease_ms: u64) -> StepIn {
+    let client = 1 + rng.below(h.tokens.len() as u64 - 1) as usize;
+    // B may share A's token: what it takes, A's keeper may renew.
+    let take = Move::Call(Call::Acquire {
+        ttl_ms: renewable_ttl(rng, lease_ms),
+    });
+    let moves = match rng.below(3) {
+        0 | 1 => vec![Move::ExpireLock, take],
+        _ => vec![take],
+    };
+    StepIn {
+        before: rng.pick(&[1, 1, 2]),
+        actor: Actor::Client { client, moves },
+    }
 }
 
 /// A client's call between two ticks, with the reference's functions: a
@@ -83,14 +132,11 @@ fn client_step(rng: &mut Rng, h: &History, state: &State, ttl_ms: u64) -> Step {
             } else {
                 1 + rng.below(others) as usize
             };
-            let ttl_ms = if rng.chance(1, 2) {
-                ttl_ms
-            } else {
-                rng.pick(TTLS)
-            };
             Step::Call {
                 client,
-                call: Call::Acquire { ttl_ms },
+                call: Call::Acquire {
+                    ttl_ms: renewable_ttl(rng, ttl_ms),
+                },
                 step_in: None,
             }
         }
@@ -108,14 +154,14 @@ fn client_step(rng: &mut Rng, h: &History, state: &State, ttl_ms: u64) -> Step {
 }
 
 /// Something the grader does to the key.
-fn touch(rng: &mut Rng) -> Touch {
+fn touch(rng: &mut Rng, state: &State, lease_ms: u64) -> Touch {
     match rng.below(3) {
         0 => Touch::Delete,
         1 => Touch::Pexpire {
-            ttl_ms: rng.pick(TTLS),
+            ttl_ms: clear_of_expiry(rng, state, lease_ms),
         },
         _ => Touch::Hash {
-            ttl_ms: rng.pick(TTLS),
+            ttl_ms: clear_of_expiry(rng, state, lease_ms),
         },
     }
 }

@@ -214,6 +214,7 @@ fn graders_step(
             before: &before,
             after: model,
             crashed: false,
+            sent: 0,
             diffs: &diffs,
         };
         End::Diverged {
@@ -298,7 +299,7 @@ fn call_step(
     record.answer = answer.clone();
     let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let observed = observe(&mut enter(world))?;
-    let own = (text, call.op(&h.tokens[client]), answer);
+    let own = (text, call.op(&h.tokens[client], now_ms), answer);
     let orders = orders(own, &done, step_in);
     let before = model.clone();
     // When no way fits, the report compares with the way in which the other
@@ -346,6 +347,11 @@ fn call_step(
         before: &before,
         after: &tried.state,
         crashed,
+        sent: record
+            .sent
+            .iter()
+            .filter(|s| matches!(s, Sent::Sent { .. }))
+            .count(),
         diffs: &tried.diffs,
     };
     let violation = super::judge(h.exercise, &d);

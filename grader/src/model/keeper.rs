@@ -93,8 +93,10 @@ pub fn allowed(elapsed_ms: u64, ttl_ms: u64) -> bool {
     elapsed_ms.saturating_mul(4) >= ttl_ms
 }
 
-/// The ways one tick of `keep_alive(lock, token, ttl)` may go.
-pub fn keep(state: &State, token: &str, ttl_ms: u64) -> Vec<Branch> {
+/// The ways one tick of `keep_alive(lock, token, ttl, now)` may go. `now`
+/// is what the keeper was handed; the state's own now may be later, when
+/// time moved on while the tick ran (another client stepping in).
+pub fn keep(state: &State, token: &str, ttl_ms: u64, now_ms: u64) -> Vec<Branch> {
     let k = state.keeper;
     let quiet = Branch {
         expected: Some(Expected::Kept {
@@ -104,11 +106,11 @@ pub fn keep(state: &State, token: &str, ttl_ms: u64) -> Vec<Branch> {
         }),
         state: state.clone(),
     };
-    let elapsed = state.now_ms.saturating_sub(k.renewed_at_ms);
+    let elapsed = now_ms.saturating_sub(k.renewed_at_ms);
     if k.lost || !allowed(elapsed, ttl_ms) {
         return vec![quiet];
     }
-    let renewal = renewal(state, token, ttl_ms);
+    let renewal = renewal(state, token, ttl_ms, now_ms);
     if due(elapsed, ttl_ms) {
         vec![renewal]
     } else {
@@ -116,8 +118,8 @@ pub fn keep(state: &State, token: &str, ttl_ms: u64) -> Vec<Branch> {
     }
 }
 
-/// A renewal now, as `extend` goes.
-fn renewal(state: &State, token: &str, ttl_ms: u64) -> Branch {
+/// A renewal now, as `extend` goes, noted at the keeper's `now_ms`.
+fn renewal(state: &State, token: &str, ttl_ms: u64, now_ms: u64) -> Branch {
     let holder = state.lock.as_ref().map(|h| h.token.as_str());
     let mut next = match holder {
         Some(t) if t == token => state.taken(token, ttl_ms),
@@ -125,7 +127,7 @@ fn renewal(state: &State, token: &str, ttl_ms: u64) -> Branch {
     };
     next.keeper = if holder == Some(token) {
         Keeper {
-            renewed_at_ms: state.now_ms,
+            renewed_at_ms: now_ms,
             lost: false,
         }
     } else {
@@ -144,15 +146,15 @@ fn renewal(state: &State, token: &str, ttl_ms: u64) -> Branch {
     }
 }
 
-/// The lock key before a tick, in words.
-fn key_was(state: &State, token: Option<&str>) -> String {
+/// The lock key after a tick, as the model has it, in words.
+fn key_now(state: &State, token: Option<&str>) -> String {
     match &state.lock {
-        None => "was gone".into(),
+        None => "is gone".into(),
         Some(Held { token: t, .. }) if t == WRONG_TYPE => {
-            "held a hash, and Redis answered the renewal with an error".into()
+            "holds a hash, to which Redis answers a renewal with an error".into()
         }
-        Some(Held { token: t, .. }) if Some(t.as_str()) == token => "was the caller's".into(),
-        Some(Held { token: t, .. }) => format!("held another token, {t:?}"),
+        Some(Held { token: t, .. }) if Some(t.as_str()) == token => "is the caller's".into(),
+        Some(Held { token: t, .. }) => format!("holds another token, {t:?}"),
     }
 }
 
@@ -164,7 +166,7 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             lost,
             error,
         })),
-        Some(Op::Keep { ttl_ms, .. }),
+        Some(Op::Keep { ttl_ms, now_ms, .. }),
     ) = (d.answers.get(d.under_test), d.ops.get(d.under_test))
     else {
         return d.unexplained();
@@ -176,7 +178,7 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
         Diff::LockValue { .. } | Diff::LockExpiry { .. } => Some(x.to_string()),
         _ => None,
     });
-    let now = d.before.now_ms;
+    let now = *now_ms;
     let elapsed = now.saturating_sub(before.renewed_at_ms);
     let since = format!(
         "{} had passed since the last renewal (t = {}), of a {} TTL",
@@ -203,10 +205,19 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             ),
         );
     }
+    if after.lost && !got_lost && d.sent == 0 {
+        return d.violation(
+            Property::KeeperRenewsInTime,
+            format!("{since}, a third or more: the renewal was due, and {call} sent nothing; the lock key {}, so the renewal would have failed and told the job", key_now(d.after, d.token)),
+        );
+    }
     if after.lost && !got_lost {
+        let also = touched
+            .as_ref()
+            .map_or(String::new(), |what| format!(" ({what})"));
         return d.violation(
             Property::KeeperStopsJob,
-            format!("{since}: the renewal was due, and the lock key {}; {call} left `lost` unset, and the job writes next", key_was(d.before, d.token)),
+            format!("{since}: the renewal was due, and could not succeed: the lock key {}{also}; {call} left `lost` unset, and the job writes next", key_now(d.after, d.token)),
         );
     }
     let renewed_in_model = after.renewed_at_ms != before.renewed_at_ms;
@@ -268,6 +279,11 @@ mod tests {
     use super::*;
     use crate::clock::Expiry;
 
+    /// A tick at the state's now, with token "a".
+    fn tick(state: &State, ttl_ms: u64) -> Vec<Branch> {
+        keep(state, "a", ttl_ms, state.now_ms)
+    }
+
     fn expiry(state: &State) -> Expiry {
         state
             .lock
@@ -294,16 +310,16 @@ mod tests {
     #[test]
     fn exactly_a_third_is_due_and_a_millisecond_less_is_not() {
         // 6 s: a third is 2 s exactly.
-        let due_now = keep(&at(2000, 0, Some("a")), "a", 6000);
+        let due_now = tick(&at(2000, 0, Some("a")), 6000);
         assert_eq!(due_now.len(), 1);
         assert_eq!(due_now[0].state.keeper.renewed_at_ms, 2000);
         assert_eq!(expiry(&due_now[0].state), Expiry::At(8000));
-        let early = keep(&at(1999, 0, Some("a")), "a", 6000);
+        let early = tick(&at(1999, 0, Some("a")), 6000);
         assert_eq!(early.len(), 2, "a renewal is allowed, not required");
         assert_eq!(early[0].state.keeper.renewed_at_ms, 0);
         // 1 s: a third is 333.3 ms, so 333 ms is not due and 334 ms is.
-        assert_eq!(keep(&at(333, 0, Some("a")), "a", 1000).len(), 2);
-        assert_eq!(keep(&at(334, 0, Some("a")), "a", 1000).len(), 1);
+        assert_eq!(tick(&at(333, 0, Some("a")), 1000).len(), 2);
+        assert_eq!(tick(&at(334, 0, Some("a")), 1000).len(), 1);
     }
 
     #[test]
@@ -316,20 +332,20 @@ mod tests {
             may_fail: false,
         };
         assert_eq!(
-            keep(&s, "a", 6000),
+            tick(&s, 6000),
             vec![Branch {
                 expected: Some(quiet),
                 state: s.clone()
             }]
         );
-        assert_eq!(keep(&at(1500, 0, Some("b")), "a", 6000).len(), 2);
+        assert_eq!(tick(&at(1500, 0, Some("b")), 6000).len(), 2);
     }
 
     #[test]
     fn a_failed_renewal_sets_lost_and_leaves_the_key() {
         for holder in [None, Some("b"), Some(WRONG_TYPE)] {
             let s = at(2000, 0, holder);
-            let b = keep(&s, "a", 6000);
+            let b = tick(&s, 6000);
             assert_eq!(b.len(), 1);
             assert!(b[0].state.keeper.lost);
             assert_eq!(b[0].state.lock, s.lock);
@@ -347,7 +363,7 @@ mod tests {
     fn once_lost_nothing_more_happens() {
         let mut s = at(9000, 0, Some("a"));
         s.keeper.lost = true;
-        let b = keep(&s, "a", 6000);
+        let b = tick(&s, 6000);
         assert_eq!(b.len(), 1);
         assert_eq!(b[0].state, s);
     }

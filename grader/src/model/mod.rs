@@ -109,8 +109,12 @@ pub enum Op {
     /// `extend(lock, token, ttl)`.
     Extend { token: String, ttl_ms: u64 },
     /// One tick of `keep_alive(lock, token, ttl, now, renewed_at, lost)`,
-    /// at the state's now, with the state's keeper.
-    Keep { token: String, ttl_ms: u64 },
+    /// handed `now`, with the state's keeper.
+    Keep {
+        token: String,
+        ttl_ms: u64,
+        now_ms: u64,
+    },
     /// The grader does something to the lock key itself.
     Touch(Touch),
     /// Virtual time moves to this instant.
@@ -244,7 +248,11 @@ pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
         Op::Write { token, value } => storage::fenced_write(state, *token, *value),
         Op::Read { token } => storage::fenced_read(state, *token),
         Op::Extend { token, ttl_ms } => extend::extend(state, token, *ttl_ms),
-        Op::Keep { token, ttl_ms } => keeper::keep(state, token, *ttl_ms),
+        Op::Keep {
+            token,
+            ttl_ms,
+            now_ms,
+        } => keeper::keep(state, token, *ttl_ms, *now_ms),
         Op::Touch(touch) => vec![Branch {
             expected: None,
             state: touch.apply(state),
