@@ -220,9 +220,12 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             format!("{since}: the renewal was due, and could not succeed: the lock key {}{also}; {call} left `lost` unset, and the job writes next", key_now(d.after, d.token)),
         );
     }
+    // A renewal the model made, or one it would have allowed (from a
+    // quarter on, where the first way it tries is to wait).
     let renewed_in_model = after.renewed_at_ms != before.renewed_at_ms;
+    let may_renew = renewed_in_model || allowed(elapsed, ttl);
     if got_lost && !after.lost {
-        return if renewed_in_model {
+        return if may_renew {
             d.violation(
                 Property::KeeperRenewsInTime,
                 format!("{since}, and the lock key was the caller's: {call} set `lost` instead of renewing it, and the healthy job stopped"),
@@ -234,7 +237,7 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             )
         };
     }
-    if renewed_in_model && let Some(what) = &touched {
+    if may_renew && let Some(what) = &touched {
         let did = if got_at == now {
             "renewed, but not to the full TTL"
         } else {
@@ -256,12 +259,12 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
         return if got_at < after.renewed_at_ms {
             d.violation(
                 Property::KeeperRenewsOnPace,
-                format!("{call} renewed the lock, but left renewed_at = {}, not t = {model}: counted from there, the next renewal comes too soon", seconds(got_at)),
+                format!("{call} left renewed_at = {}, but the last renewal that succeeded was at t = {model}: counted from there, the next renewal comes too soon", seconds(got_at)),
             )
         } else {
             d.violation(
                 Property::KeeperRenewsInTime,
-                format!("{call} left renewed_at = {}, but the last renewal was at t = {model}: counted from there, the next one comes too late", seconds(got_at)),
+                format!("{call} left renewed_at = {}, but the last renewal that succeeded was at t = {model}: counted from there, the next renewal comes too late", seconds(got_at)),
             )
         };
     }
