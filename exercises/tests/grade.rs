@@ -91,6 +91,7 @@ checks! {
         renews_in_time,
         stops_the_job_when_a_renewal_fails,
         renewal_pause,
+        explored,
     }
     redlock {
         takes_a_majority,

@@ -49,6 +49,9 @@ pub enum Property {
     KeeperStopsJob,
     /// A job told that its lease is lost stays stopped.
     KeeperStopsForGood,
+    /// A lease keeper renews no sooner than a quarter of the TTL after the
+    /// last renewal.
+    KeeperRenewsOnPace,
     /// The newest grant always carries the largest fencing token.
     TokensGrow,
     /// The storage refuses a request whose token is older than one it has seen.
@@ -85,7 +88,7 @@ pub enum Property {
 impl Property {
     /// Every rule, in the order of the enum: for reading a rule back by its
     /// name (`format!("{p:?}")`), as the learner's progress file stores it.
-    pub const ALL: [Property; 32] = [
+    pub const ALL: [Property; 33] = [
         Property::TokensUnique,
         Property::TokensUnguessable,
         Property::AcquireTakesFreeLock,
@@ -103,6 +106,7 @@ impl Property {
         Property::KeeperRenewsInTime,
         Property::KeeperStopsJob,
         Property::KeeperStopsForGood,
+        Property::KeeperRenewsOnPace,
         Property::TokensGrow,
         Property::StaleRequestsRejected,
         Property::EqualTokensAccepted,
@@ -158,6 +162,9 @@ impl Property {
                 "once a renewal fails, the job must be told before it writes again"
             }
             Property::KeeperStopsForGood => "a job told that its lease is lost must stay stopped",
+            Property::KeeperRenewsOnPace => {
+                "a lease keeper must not renew (or look at the lock) before a quarter of its TTL has passed"
+            }
             Property::TokensGrow => "the newest grant must carry the largest fencing token",
             Property::StaleRequestsRejected => {
                 "the storage must refuse a request whose token is older than one it has seen"
@@ -253,6 +260,11 @@ impl Property {
                 "Look at what `extend` returned: on false, set the `lost` flag in the same tick, before the job's \
                  next write. Renew through your `extend`, never with a bare PEXPIRE, which renews whoever holds \
                  the lock now."
+            }
+            Property::KeeperRenewsOnPace => {
+                "Renew when `now - renewed_at >= ttl / 3`, and set `*renewed_at = now` after each renewal \
+                 that succeeded: a keeper that renews at every tick sends Redis many times the commands \
+                 for every lock it keeps, and buys no safety with them."
             }
             Property::KeeperStopsForGood => {
                 "Once the lease is lost, another client may have held the lock and written in between: leave \
@@ -352,6 +364,13 @@ impl Property {
                  before its next write, in the same tick.",
                 "On `extend` returning false, `lost.store(true, Ordering::SeqCst)` before returning; \
                  renew only through your `extend`.",
+            ],
+            Property::KeeperRenewsOnPace => [
+                "How many commands does your keeper send in one TTL?",
+                "A renewal is due once a third of the TTL has passed since the last one that succeeded; \
+                 until then a tick sends nothing, and `renewed_at` must say when that last renewal was.",
+                "`if now.saturating_sub(*renewed_at) < ttl / 3 { return Ok(()) }` before renewing, and \
+                 `*renewed_at = now` when `extend` answers true.",
             ],
             Property::KeeperStopsForGood => [
                 "After the lease is lost, what does your keeper still send?",
@@ -514,7 +533,8 @@ impl Property {
             | Property::ExtendTellsTruth
             | Property::KeeperRenewsInTime
             | Property::KeeperStopsJob
-            | Property::KeeperStopsForGood => "3.1, Renewal and the watchdog (book/src/renewal.md)",
+            | Property::KeeperStopsForGood
+            | Property::KeeperRenewsOnPace => "3.1, Renewal and the watchdog (book/src/renewal.md)",
             Property::TokensGrow | Property::FencesNeverExpire => {
                 "4, Fencing tokens (book/src/fencing.md)"
             }

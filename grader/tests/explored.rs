@@ -48,6 +48,11 @@ fn the_reference_extend_agrees_with_its_model() {
     reference_agrees("extend::explored", Exercise::Extend);
 }
 
+#[test]
+fn the_reference_keeper_agrees_with_its_model() {
+    reference_agrees("keeper::explored", Exercise::Keeper);
+}
+
 /// The mistakes of `catalogue::unseen` that no check but their explorer
 /// catches: each passes every other check, so the explorer alone stands
 /// between them and a pass. (The other two entries of that group are also
@@ -115,5 +120,79 @@ fn every_wrong_lock_of_an_explored_exercise_is_caught_by_its_explorer_too() {
             wrong.lock.name,
             check.name
         );
+    }
+}
+
+/// Every wrong keeper of the renewal catalogue, those the example-shaped
+/// checks catch included, fails the keeper's explorer too.
+#[test]
+fn every_wrong_keeper_is_caught_by_its_explorer_too() {
+    use grader::catalogue::renewal::WRONG;
+    use grader::checks;
+    let explored = checks::named("keeper::explored").expect("a check");
+    for wrong in WRONG.iter().filter(|w| w.fails.starts_with("keeper::")) {
+        let verdict = explored
+            .run(&wrong.lock)
+            .unwrap_or_else(|e| panic!("{}: {e}", wrong.lock.name));
+        assert!(
+            matches!(verdict, Verdict::Fail(_)),
+            "{:?} passed keeper::explored",
+            wrong.lock.name
+        );
+    }
+}
+
+/// The wrong keepers listed for `keeper::explored` pass the three
+/// example-shaped keeper checks: the explorer alone catches them.
+#[test]
+fn the_keepers_only_the_explorer_catches_pass_the_other_keeper_checks() {
+    use grader::catalogue::renewal::WRONG;
+    use grader::checks::CHECKS;
+    let only_explored: Vec<_> = WRONG
+        .iter()
+        .filter(|w| w.fails == "keeper::explored")
+        .collect();
+    assert!(only_explored.len() >= 6, "{}", only_explored.len());
+    for wrong in only_explored {
+        for check in CHECKS
+            .iter()
+            .filter(|c| c.name.starts_with("keeper::") && c.name != "keeper::explored")
+        {
+            let verdict = check
+                .run(&wrong.lock)
+                .unwrap_or_else(|e| panic!("{}: {e}", check.name));
+            if let Verdict::Fail(report) = &verdict {
+                panic!("{:?} failed {}:\n{report}", wrong.lock.name, check.name);
+            }
+            assert_eq!(
+                verdict,
+                Verdict::Pass,
+                "{:?} on {}",
+                wrong.lock.name,
+                check.name
+            );
+        }
+    }
+}
+
+/// The keeper's explorer gives a wrong keeper the same report on every run.
+#[test]
+fn the_keepers_explorer_gives_the_same_report_every_time() {
+    use grader::catalogue::renewal::WRONG;
+    use grader::checks;
+    let check = checks::named("keeper::explored").expect("a check");
+    for name in [
+        "keeper that renews at every tick",
+        "keeper that clears lost when its token is back",
+    ] {
+        let wrong = WRONG
+            .iter()
+            .find(|w| w.lock.name == name)
+            .expect("in the catalogue");
+        let first = check.run(&wrong.lock).expect("runs");
+        assert!(matches!(first, Verdict::Fail(_)), "{name}");
+        for _ in 0..5 {
+            assert_eq!(check.run(&wrong.lock).expect("runs"), first, "{name}");
+        }
     }
 }

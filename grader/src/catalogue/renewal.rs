@@ -13,8 +13,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use redis::{ConnectionLike, RedisResult, Script};
 
 use super::keepers::{
-    every_quarter, keeps_with_pexpire, never_tells, renews_every_ttl, renews_for_a_third,
-    takes_it_back, tells_late,
+    checks_then_pexpires, clears_lost, counts_from_the_acquire, every_quarter, keeps_with_pexpire,
+    never_tells, own_script, passes_errors_on, renews_every_tick, renews_every_ttl,
+    renews_for_a_third, renews_once_lost, takes_an_error_for_a_renewal, takes_it_back, tells_late,
+    waits_past_the_third, whole_milliseconds,
 };
 use super::wrong::Wrong;
 use crate::lock::Lock;
@@ -122,6 +124,79 @@ pub const WRONG: &[Wrong] = &[
         fails: "keeper::renews_in_time",
         breaks: Property::KeeperRenewsInTime,
     },
+    // Only the explorer meets these (see `keepers`).
+    Wrong {
+        lock: Lock {
+            name: "keeper that renews at every tick",
+            keep_alive: renews_every_tick,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperRenewsOnPace,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that waits past the third",
+            keep_alive: waits_past_the_third,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperRenewsInTime,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that passes an error on without setting lost",
+            keep_alive: passes_errors_on,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperStopsJob,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that takes an error for a renewal",
+            keep_alive: takes_an_error_for_a_renewal,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperStopsJob,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that renews once lost",
+            keep_alive: renews_once_lost,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperStopsForGood,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that clears lost when its token is back",
+            keep_alive: clears_lost,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperStopsForGood,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that counts thirds from the acquire",
+            keep_alive: counts_from_the_acquire,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperRenewsOnPace,
+    },
+    Wrong {
+        lock: Lock {
+            name: "keeper that checks with GET, then renews with PEXPIRE",
+            keep_alive: checks_then_pexpires,
+            ..REFERENCE
+        },
+        fails: "keeper::explored",
+        breaks: Property::KeeperStopsJob,
+    },
 ];
 
 /// Every correct renewal and keeper written differently from the reference.
@@ -139,6 +214,16 @@ pub const VARIANTS: &[Lock] = &[
     Lock {
         name: "keeper renewing every quarter",
         keep_alive: every_quarter,
+        ..REFERENCE
+    },
+    Lock {
+        name: "keeper with a script of its own",
+        keep_alive: own_script,
+        ..REFERENCE
+    },
+    Lock {
+        name: "keeper counting whole milliseconds",
+        keep_alive: whole_milliseconds,
         ..REFERENCE
     },
 ];

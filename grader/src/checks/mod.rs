@@ -271,6 +271,11 @@ pub const CHECKS: &[Check] = &[
         run: keeper::renewal_pause,
     },
     Check {
+        name: "keeper::explored",
+        shows: "histories drawn from seeds, ticks at odd times, the key expiring, taken, deleted or a hash between them: each tick does what its model says",
+        run: |c| explore::check(c.check, c.lock, Exercise::Keeper),
+    },
+    Check {
         name: "redlock::takes_a_majority",
         shows: "five free nodes: the lock on all five, valid for the TTL minus the drift",
         run: redlock::takes_a_majority,

@@ -48,6 +48,7 @@ pub const POINTS: &[(&str, u32)] = &[
     ("keeper::renews_in_time", 3),
     ("keeper::stops_the_job_when_a_renewal_fails", 3),
     ("keeper::renewal_pause", 3),
+    ("keeper::explored", 5),
     ("redlock::takes_a_majority", 3),
     ("redlock::counts_the_time_spent", 3),
     ("redlock::carries_on_without_two_nodes", 3),

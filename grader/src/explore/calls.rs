@@ -2,6 +2,7 @@
 //! those of a client stepping in, with the reference on the grader's own
 //! connection.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,18 +13,21 @@ use super::play::Done;
 use crate::clock::Expiry;
 use crate::error::GradeError;
 use crate::lock::Lock;
-use crate::model::{Answer, Op};
+use crate::model::{Answer, Keeper, Op, Touch};
 use crate::reference;
 use crate::sandbox::{self, Failure};
 use crate::wire::{Action, Fired, Wire};
 use crate::world::{Keys, World};
 
-/// Runs `call` by `client` on its wire, through the sandbox.
+/// Runs `call` by `client` on its wire, through the sandbox. A keeper's
+/// tick runs at `now_ms`, handed `keeper`; an error it returns is part of
+/// its answer, which the model judges.
 pub fn run_call(
     lock: &Lock,
     keys: &Keys,
     token: &str,
     call: Call,
+    (now_ms, keeper): (u64, Keeper),
     wire: Wire,
 ) -> (Option<Wire>, Result<Answer, Failure>) {
     let l = *lock;
@@ -51,8 +55,60 @@ pub fn run_call(
             Call::Extend { ttl_ms } => {
                 Answer::Bool((l.extend)(w, &lk, &token, Duration::from_millis(ttl_ms))?)
             }
+            Call::Keep { ttl_ms } => tick(l.keep_alive, w, &lk, &token, ttl_ms, now_ms, keeper),
         })
     })
+}
+
+/// One tick of `keep`, with what it left in `renewed_at` and `lost`.
+fn tick<C>(
+    keep: fn(&mut C, &str, &str, Duration, Duration, &mut Duration, &AtomicBool) -> RedisResult<()>,
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl_ms: u64,
+    now_ms: u64,
+    keeper: Keeper,
+) -> Answer {
+    let mut renewed_at = Duration::from_millis(keeper.renewed_at_ms);
+    let lost = AtomicBool::new(keeper.lost);
+    let result = keep(
+        con,
+        key,
+        token,
+        Duration::from_millis(ttl_ms),
+        Duration::from_millis(now_ms),
+        &mut renewed_at,
+        &lost,
+    );
+    Answer::Kept {
+        // A keeper may store any Duration; one past u64 ms reads as the largest.
+        renewed_at_ms: u64::try_from(renewed_at.as_millis()).unwrap_or(u64::MAX),
+        lost: lost.load(Ordering::SeqCst),
+        error: result.is_err(),
+    }
+}
+
+/// Does `touch` to the lock key, on the grader's connection.
+pub fn run_touch(world: &mut World, touch: Touch) -> Result<(), GradeError> {
+    let key = world.keys.lock.clone();
+    let mut pipe = redis::pipe();
+    pipe.atomic();
+    match touch {
+        Touch::Delete => {
+            pipe.cmd("DEL").arg(&key);
+        }
+        Touch::Pexpire { ttl_ms } => {
+            pipe.cmd("PEXPIRE").arg(&key).arg(ttl_ms);
+        }
+        Touch::Hash { ttl_ms } => {
+            pipe.cmd("DEL").arg(&key);
+            pipe.cmd("HSET").arg(&key).arg("owner").arg("someone");
+            pipe.cmd("PEXPIRE").arg(&key).arg(ttl_ms);
+        }
+    }
+    pipe.exec(world.con())?;
+    world.settle()
 }
 
 /// Runs `call` with the reference, on the grader's connection.
@@ -86,6 +142,20 @@ pub fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answ
             token,
             Duration::from_millis(ttl_ms),
         )?),
+        // No history has another client keep a lease: a first tick.
+        Call::Keep { ttl_ms } => {
+            let now_ms = world.now_ms();
+            let con = world.con();
+            tick(
+                reference::keeper::keep_alive,
+                con,
+                &keys.lock,
+                token,
+                ttl_ms,
+                now_ms,
+                Keeper::default(),
+            )
+        }
     };
     world.settle()?;
     Ok(answer)
@@ -119,11 +189,12 @@ pub fn step_in_action(
                 for (m, text) in moves.iter().zip(&shown) {
                     let done = match (m, text) {
                         (Move::Call(call), Some(text)) => {
+                            let now_ms = world.now_ms();
                             let answer = reference_call(world, &token, *call)?;
                             said.push(format!("{text} → {answer}"));
                             Done {
                                 text: text.clone(),
-                                op: call.op(&token),
+                                op: call.op(&token, now_ms),
                                 answer: Some(answer),
                             }
                         }

@@ -45,7 +45,7 @@ const ROW_NAMES: &[&str] = &[
     "row", "acct:3", "balance", "state", "doc:17", "ledger", "cell", "record",
 ];
 /// TTLs in ms: below a second, between whole seconds, whole seconds.
-const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 10_000, 30_000];
+pub(super) const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 10_000, 30_000];
 /// Longer than any TTL above: a wait this long lets everything expire.
 const PAST_EVERY_TTL: u64 = 61_000;
 
@@ -79,6 +79,17 @@ pub fn history(exercise: Exercise, seed: u64) -> History {
     h.start = start(&mut rng, exercise, clients);
     let mut state = initial(&h);
     let steps = 3 + rng.below(5);
+    if exercise == Exercise::Keeper {
+        // A lease lives longer than a few calls: more steps, each a tick or
+        // what happens to the key between two.
+        for _ in 0..steps + 5 {
+            for step in super::keeper::next_steps(&mut rng, &h, &state) {
+                follow(&h, &mut state, &step);
+                h.steps.push(step);
+            }
+        }
+        return h;
+    }
     for _ in 0..steps {
         let step = next_step(&mut rng, &h, &state);
         follow(&h, &mut state, &step);
@@ -106,6 +117,8 @@ fn boundary(rng: &mut Rng) -> u64 {
 fn start(rng: &mut Rng, exercise: Exercise, clients: usize) -> Start {
     let mut start = Start::default();
     match exercise {
+        // A took the lock at t = 0, with the lease's TTL, and keeps it.
+        Exercise::Keeper => start.lock = Some((0, super::keeper::lease(rng))),
         Exercise::Acquire | Exercise::Release | Exercise::Fencing | Exercise::Extend => {
             if rng.chance(1, 2) {
                 start.lock = Some((rng.below(clients as u64) as usize, rng.pick(TTLS)));
@@ -142,6 +155,7 @@ pub fn initial(h: &History) -> State {
             value: h.start.row_value.unwrap_or(0),
             fence: h.start.row_fence.unwrap_or(0),
         },
+        keeper: Default::default(),
     };
     if let Some((client, ttl_ms)) = h.start.lock {
         state = model::apply(
@@ -234,6 +248,9 @@ fn next_call(rng: &mut Rng, h: &History, state: &State) -> Call {
         Exercise::Extend => Call::Extend {
             ttl_ms: rng.pick(TTLS),
         },
+        Exercise::Keeper => Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        },
         Exercise::Storage => storage_call(rng, token_base(h, state), state.row.value),
     }
 }
@@ -255,7 +272,7 @@ fn storage_call(rng: &mut Rng, base: u64, last_value: i64) -> Call {
 
 /// How long a wait lasts: to just before, at or just after the lock's
 /// expiry, or past every TTL.
-fn wait(rng: &mut Rng, state: &State) -> u64 {
+pub(super) fn wait(rng: &mut Rng, state: &State) -> u64 {
     let left = state
         .lock
         .as_ref()
@@ -288,11 +305,13 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     let client = rng.pick(&others);
     let ttl_ms = rng.pick(TTLS);
     let moves = match h.exercise {
-        Exercise::Acquire | Exercise::Release | Exercise::Extend => match rng.below(4) {
-            0 | 1 => vec![Move::ExpireLock, Move::Call(Call::Acquire { ttl_ms })],
-            2 => vec![Move::Call(Call::Acquire { ttl_ms })],
-            _ => vec![Move::Call(Call::Release)],
-        },
+        Exercise::Acquire | Exercise::Release | Exercise::Extend | Exercise::Keeper => {
+            match rng.below(4) {
+                0 | 1 => vec![Move::ExpireLock, Move::Call(Call::Acquire { ttl_ms })],
+                2 => vec![Move::Call(Call::Acquire { ttl_ms })],
+                _ => vec![Move::Call(Call::Release)],
+            }
+        }
         // Another grant, which may also end before the call goes on: then the
         // call may find the lock free again, with an older number in hand.
         Exercise::Fencing => match rng.below(5) {
@@ -324,14 +343,17 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
 
 /// Follows `step` in the model, the first way it may go, to choose the next
 /// steps.
-fn follow(h: &History, state: &mut State, step: &Step) {
+pub(super) fn follow(h: &History, state: &mut State, step: &Step) {
     match step {
         Step::Wait(ms) => state.advance_to(state.now_ms + ms),
+        Step::Touch(touch) => *state = touch.apply(state),
         Step::Call {
             client,
             call,
             step_in,
         } => {
+            // A call begins before anyone steps in: a tick is handed that now.
+            let now_ms = state.now_ms;
             if let Some(StepIn {
                 actor:
                     Actor::Client {
@@ -348,11 +370,14 @@ fn follow(h: &History, state: &mut State, step: &Step) {
                                 state.advance_to(at);
                             }
                         }
-                        Move::Call(c) => apply_first(state, &c.op(&h.tokens[*other])),
+                        Move::Call(c) => {
+                            let op = c.op(&h.tokens[*other], state.now_ms);
+                            apply_first(state, &op)
+                        }
                     }
                 }
             }
-            apply_first(state, &call.op(&h.tokens[*client]));
+            apply_first(state, &call.op(&h.tokens[*client], now_ms));
         }
     }
 }
@@ -380,6 +405,7 @@ mod tests {
             Exercise::Fencing,
             Exercise::Storage,
             Exercise::Extend,
+            Exercise::Keeper,
         ] {
             for seed in 0..50 {
                 let h = history(exercise, seed);

@@ -7,7 +7,7 @@
 //! two of its commands, or the caller crashing there) or a wait.
 
 use crate::lock::Lock;
-use crate::model::Op;
+use crate::model::{Keeper, Op, Touch};
 use crate::reference::LOCK as REFERENCE;
 use crate::verdict::seconds;
 
@@ -24,6 +24,8 @@ pub enum Exercise {
     Storage,
     /// `extend`.
     Extend,
+    /// `keep_alive`.
+    Keeper,
 }
 
 impl Exercise {
@@ -35,6 +37,7 @@ impl Exercise {
             Exercise::Fencing => "fencing",
             Exercise::Storage => "storage",
             Exercise::Extend => "extend",
+            Exercise::Keeper => "keeper",
         };
         match crate::exercise::named(name) {
             Some(row) => row,
@@ -52,6 +55,7 @@ impl Exercise {
                 | (Exercise::Fencing, Call::AcquireFenced { .. })
                 | (Exercise::Storage, Call::Write { .. } | Call::Read { .. })
                 | (Exercise::Extend, Call::Extend { .. })
+                | (Exercise::Keeper, Call::Keep { .. })
         )
     }
 
@@ -70,6 +74,7 @@ impl Exercise {
                 only.fenced_read = lock.fenced_read;
             }
             Exercise::Extend => only.extend = lock.extend,
+            Exercise::Keeper => only.keep_alive = lock.keep_alive,
         }
         only
     }
@@ -123,6 +128,8 @@ pub enum Step {
     },
     /// Virtual time moves on by this many ms (a pause, a slow job).
     Wait(u64),
+    /// The grader does something to the lock key itself.
+    Touch(Touch),
 }
 
 /// Something that happens just before command number `before` of a call.
@@ -190,6 +197,13 @@ pub enum Call {
         /// The new TTL, in ms.
         ttl_ms: u64,
     },
+    /// One tick of `keep_alive(lock, token, ttl, now, renewed_at, lost)`:
+    /// now is the clock's, `renewed_at` and `lost` what the caller's last
+    /// tick left (the model's [`Keeper`]).
+    Keep {
+        /// The lease's TTL, in ms.
+        ttl_ms: u64,
+    },
 }
 
 impl Call {
@@ -202,11 +216,13 @@ impl Call {
             Call::Write { .. } => "fenced_write",
             Call::Read { .. } => "fenced_read",
             Call::Extend { .. } => "extend",
+            Call::Keep { .. } => "keep_alive",
         }
     }
 
-    /// The model's operation for it, with the caller's lock `token`.
-    pub fn op(&self, token: &str) -> Op {
+    /// The model's operation for it, with the caller's lock `token`, made
+    /// at `now_ms` (which a keeper's tick is handed).
+    pub fn op(&self, token: &str, now_ms: u64) -> Op {
         let token = token.to_string();
         match *self {
             Call::Acquire { ttl_ms } => Op::Acquire { token, ttl_ms },
@@ -215,6 +231,11 @@ impl Call {
             Call::Write { token, value } => Op::Write { token, value },
             Call::Read { token } => Op::Read { token },
             Call::Extend { ttl_ms } => Op::Extend { token, ttl_ms },
+            Call::Keep { ttl_ms } => Op::Keep {
+                token,
+                ttl_ms,
+                now_ms,
+            },
         }
     }
 
@@ -247,7 +268,45 @@ impl Call {
             Call::Extend { ttl_ms } => {
                 format!("{who}'s extend({lock}, {token:?}, {})", seconds(ttl_ms))
             }
+            Call::Keep { ttl_ms } => {
+                format!("{who}'s keep_alive({lock}, {token:?}, {})", seconds(ttl_ms))
+            }
         }
+    }
+}
+
+impl Call {
+    /// A keeper's tick as a report shows it, with what it was handed:
+    /// `A's keep_alive(lock, "tok-A-1f2e", 1 s, now 0.5 s, renewed_at 0 s, lost false)`.
+    pub fn show_tick(&self, h: &History, client: usize, now_ms: u64, keeper: Keeper) -> String {
+        match *self {
+            Call::Keep { ttl_ms } => format!(
+                "{}'s keep_alive({}, {:?}, {}, now {}, renewed_at {}, lost {})",
+                client_name(client),
+                h.lock,
+                h.tokens[client],
+                seconds(ttl_ms),
+                seconds(now_ms),
+                seconds(keeper.renewed_at_ms),
+                keeper.lost
+            ),
+            _ => self.show(h, client),
+        }
+    }
+}
+
+/// What the grader does to the lock key, as a report shows it (no `'s`:
+/// the transcript tells a call by it).
+pub fn show_touch(touch: &Touch) -> String {
+    match *touch {
+        Touch::Delete => "the lock key is deleted (DEL)".into(),
+        Touch::Pexpire { ttl_ms } => {
+            format!("the lock key gets a TTL of {} (PEXPIRE)", seconds(ttl_ms))
+        }
+        Touch::Hash { ttl_ms } => format!(
+            "the lock key is replaced by a hash for {}: a value of the wrong type",
+            seconds(ttl_ms)
+        ),
     }
 }
 

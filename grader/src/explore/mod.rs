@@ -13,6 +13,11 @@
 //! the model's expectation, with the seed and the command that replays it
 //! ([`transcript`]).
 //!
+//! The lease keeper's histories (module `keeper`) are one lease instead: A's
+//! keeper ticking at odd times while the key expires, changes hands, is
+//! deleted or holds a value of the wrong type between two ticks; the step
+//! the model holds is the tick, with what it left in `renewed_at` and `lost`.
+//!
 //! Each check explores a fixed list of seeds, the same on every run and
 //! machine, so the same code always gets the same verdict.
 //! `GRADER_EXPLORE=1000` explores the first 1000 seeds of each check
@@ -21,6 +26,7 @@
 mod calls;
 pub mod generate;
 pub mod history;
+mod keeper;
 pub mod linearize;
 mod observe;
 pub mod play;
@@ -55,6 +61,7 @@ pub fn judge(exercise: Exercise, d: &Divergence<'_>) -> Violation {
         Exercise::Fencing => model::fencing::judge(d),
         Exercise::Storage => model::storage::judge(d),
         Exercise::Extend => model::extend::judge(d),
+        Exercise::Keeper => model::keeper::judge(d),
     }
 }
 

@@ -12,8 +12,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::calls::{run_call, step_in_action};
-use super::history::{Actor, Call, History, Step, StepIn, client_name};
+use super::calls::{run_call, run_touch, step_in_action};
+use super::history::{Actor, Call, History, Step, StepIn, client_name, show_touch};
 use super::observe::{observe, set_up};
 use crate::error::GradeError;
 use crate::lock::Lock;
@@ -110,7 +110,35 @@ pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
     for (i, step) in h.steps.iter().enumerate() {
         let t_ms = enter(&world).now_ms();
         let (record, end) = match step {
-            Step::Wait(ms) => wait(&world, h, &mut model, &baseline, i, t_ms + ms)?,
+            Step::Wait(ms) => {
+                let to_ms = t_ms + ms;
+                let text = format!("the clock moves to t = {}", crate::verdict::seconds(to_ms));
+                let act = |w: &mut World| w.advance_to(to_ms).map(drop);
+                graders_step(
+                    &world,
+                    h,
+                    &mut model,
+                    &baseline,
+                    i,
+                    text,
+                    Op::AdvanceTo(to_ms),
+                    act,
+                )?
+            }
+            Step::Touch(touch) => {
+                let text = show_touch(touch);
+                let act = |w: &mut World| run_touch(w, *touch);
+                graders_step(
+                    &world,
+                    h,
+                    &mut model,
+                    &baseline,
+                    i,
+                    text,
+                    Op::Touch(*touch),
+                    act,
+                )?
+            }
             Step::Call {
                 client,
                 call,
@@ -146,39 +174,47 @@ pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
     })
 }
 
-fn wait(
+/// A step of the grader's own (time moving on, or something done to the
+/// lock key): `act` does it, then Redis is held to the model after `op`.
+#[allow(clippy::too_many_arguments)]
+fn graders_step(
     world: &SharedWorld,
     h: &History,
     model: &mut State,
     baseline: &Baseline,
     i: usize,
-    to_ms: u64,
+    text: String,
+    op: Op,
+    act: impl FnOnce(&mut World) -> Result<(), GradeError>,
 ) -> Result<(Record, Option<End>), GradeError> {
     let observed = {
         let mut w = enter(world);
-        w.advance_to(to_ms)?;
+        act(&mut w)?;
         observe(&mut w)?
     };
     let before = model.clone();
-    model.advance_to(to_ms);
+    if let Some(branch) = model::apply(&before, &op, None).into_iter().next() {
+        *model = branch.state;
+    }
     let diffs = model::compare(model, &observed, baseline);
-    let text = format!("the clock moves to t = {}", crate::verdict::seconds(to_ms));
+    let now_ms = model.now_ms;
     let end = (!diffs.is_empty()).then(|| {
         let calls = [text.clone()];
         let function = h.exercise_function();
         let d = Divergence {
-            now_ms: to_ms,
+            now_ms,
             caller: "nobody",
             token: None,
             fencing_token: None,
             function,
             calls: &calls,
             answers: &[None],
-            ops: &[Op::AdvanceTo(to_ms)],
+            ops: std::slice::from_ref(&op),
             under_test: 0,
             before: &before,
             after: model,
             crashed: false,
+            sent: 0,
             diffs: &diffs,
         };
         End::Diverged {
@@ -217,8 +253,12 @@ fn call_step(
         let action = step_in_action(h, client, &si.actor, Arc::clone(&log));
         wire.intervene(Intervention::before(si.before, action));
     }
-    let keys = enter(world).keys.clone();
-    let (back, outcome) = run_call(lock, &keys, &h.tokens[client], call, wire);
+    let (keys, now_ms) = {
+        let w = enter(world);
+        (w.keys.clone(), w.now_ms())
+    };
+    let tick = (now_ms, model.keeper);
+    let (back, outcome) = run_call(lock, &keys, &h.tokens[client], call, tick, wire);
     let sent = back
         .as_ref()
         .map(|w| w.steps().to_vec())
@@ -226,7 +266,7 @@ fn call_step(
     let crashed = back.as_ref().is_some_and(Wire::crashed);
     let wire = if crashed { None } else { back };
     let function = call.function();
-    let text = call.show(h, client);
+    let text = call.show_tick(h, client, now_ms, model.keeper);
     let yours = h.exercise.tests(&call);
     let mut record = Record {
         t_ms: 0,
@@ -259,7 +299,7 @@ fn call_step(
     record.answer = answer.clone();
     let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let observed = observe(&mut enter(world))?;
-    let own = (text, call.op(&h.tokens[client]), answer);
+    let own = (text, call.op(&h.tokens[client], now_ms), answer);
     let orders = orders(own, &done, step_in);
     let before = model.clone();
     // When no way fits, the report compares with the way in which the other
@@ -307,6 +347,11 @@ fn call_step(
         before: &before,
         after: &tried.state,
         crashed,
+        sent: record
+            .sent
+            .iter()
+            .filter(|s| matches!(s, Sent::Sent { .. }))
+            .count(),
         diffs: &tried.diffs,
     };
     let violation = super::judge(h.exercise, &d);

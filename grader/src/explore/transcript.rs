@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::SEED_VAR;
-use super::history::{History, client_name};
+use super::history::{Exercise, History, client_name};
 use super::play::{End, Played, Record};
 use crate::model::Diff;
 use crate::verdict::seconds;
@@ -24,11 +24,15 @@ pub fn render(check: &str, h: &History, original: usize, played: &Played) -> Str
         String::new()
     };
     let _ = writeln!(out, "An explored history (seed {:#018x}{shrunk}):", h.seed);
-    let _ = writeln!(
-        out,
-        "  keys:    lock `{}`, fence counter `{}`, row `{}`",
-        h.lock, h.fence, h.row
-    );
+    if h.exercise == Exercise::Keeper {
+        let _ = writeln!(out, "  key:     lock `{}`", h.lock);
+    } else {
+        let _ = writeln!(
+            out,
+            "  keys:    lock `{}`, fence counter `{}`, row `{}`",
+            h.lock, h.fence, h.row
+        );
+    }
     let clients: Vec<String> = h
         .tokens
         .iter()
@@ -53,6 +57,16 @@ pub fn render(check: &str, h: &History, original: usize, played: &Played) -> Str
 
 /// What Redis held before the first step.
 fn start(h: &History) -> String {
+    if h.exercise == Exercise::Keeper {
+        return match h.start.lock {
+            Some((c, ttl)) => format!(
+                "{} took the lock at t = 0 for {}; its keeper starts with renewed_at 0 s, lost false",
+                client_name(c),
+                seconds(ttl)
+            ),
+            None => "lock free; A's keeper starts with renewed_at 0 s, lost false".into(),
+        };
+    }
     let lock = match h.start.lock {
         Some((c, ttl)) => format!("lock held by {} until t = {}", client_name(c), seconds(ttl)),
         None => "lock free".into(),

@@ -119,6 +119,7 @@ mod tests {
             }),
             counter: 0,
             row: Default::default(),
+            keeper: Default::default(),
         }
     }
 

@@ -31,6 +31,8 @@ pub struct Divergence<'a> {
     pub after: &'a State,
     /// Whether the caller crashed in the middle of its call.
     pub crashed: bool,
+    /// How many commands the call under test sent.
+    pub sent: usize,
     /// How Redis differs from the model.
     pub diffs: &'a [Diff],
 }

@@ -81,6 +81,7 @@ mod tests {
             }),
             counter: 0,
             row: Default::default(),
+            keeper: Default::default(),
         }
     }
 

@@ -97,6 +97,7 @@ mod tests {
             lock: None,
             counter,
             row: Default::default(),
+            keeper: Default::default(),
         }
     }
 

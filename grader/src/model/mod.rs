@@ -20,12 +20,14 @@ mod compare;
 mod divergence;
 pub mod extend;
 pub mod fencing;
+pub mod keeper;
 pub mod redlock;
 pub mod release;
 pub mod storage;
 
 pub use compare::{Baseline, Diff, Observed, compare, show_expiry, show_value};
 pub use divergence::Divergence;
+pub use keeper::{Keeper, Touch};
 
 use std::fmt;
 
@@ -61,6 +63,8 @@ pub struct State {
     pub counter: u64,
     /// The storage row.
     pub row: Row,
+    /// The lease keeper's own state (exercise 7).
+    pub keeper: Keeper,
 }
 
 impl State {
@@ -104,6 +108,15 @@ pub enum Op {
     Read { token: u64 },
     /// `extend(lock, token, ttl)`.
     Extend { token: String, ttl_ms: u64 },
+    /// One tick of `keep_alive(lock, token, ttl, now, renewed_at, lost)`,
+    /// handed `now`, with the state's keeper.
+    Keep {
+        token: String,
+        ttl_ms: u64,
+        now_ms: u64,
+    },
+    /// The grader does something to the lock key itself.
+    Touch(Touch),
     /// Virtual time moves to this instant.
     AdvanceTo(u64),
 }
@@ -117,6 +130,16 @@ pub enum Answer {
     Token(Option<u64>),
     /// `fenced_read`.
     Read(Option<i64>),
+    /// `keep_alive`: what it left in `renewed_at` and `lost`, and whether it
+    /// returned an error.
+    Kept {
+        /// `renewed_at`, in ms.
+        renewed_at_ms: u64,
+        /// `lost`.
+        lost: bool,
+        /// Whether it returned `Err`.
+        error: bool,
+    },
 }
 
 impl fmt::Display for Answer {
@@ -126,6 +149,18 @@ impl fmt::Display for Answer {
             Answer::Token(Some(t)) => write!(f, "Some({t})"),
             Answer::Read(Some(v)) => write!(f, "Some({v})"),
             Answer::Token(None) | Answer::Read(None) => write!(f, "None"),
+            Answer::Kept {
+                renewed_at_ms,
+                lost,
+                error,
+            } => {
+                let result = if *error { "Err(…)" } else { "Ok(())" };
+                write!(
+                    f,
+                    "{result}, renewed_at = {}, lost = {lost}",
+                    crate::verdict::seconds(*renewed_at_ms)
+                )
+            }
         }
     }
 }
@@ -137,6 +172,17 @@ pub enum Expected {
     Exactly(Answer),
     /// `Some(t)` with a fencing token `t` above this number.
     TokenAbove(u64),
+    /// A keeper's tick that leaves `lost` so, and `renewed_at` so (any time
+    /// when `None`), returning `Ok(())` (or an error, when `may_fail`).
+    Kept {
+        /// `renewed_at`, in ms, when it matters.
+        renewed_at_ms: Option<u64>,
+        /// `lost`.
+        lost: bool,
+        /// Whether `Err` is allowed too: Redis answered the renewal with
+        /// an error.
+        may_fail: bool,
+    },
 }
 
 impl Expected {
@@ -145,6 +191,12 @@ impl Expected {
         match self {
             Expected::Exactly(a) => a == answer,
             Expected::TokenAbove(n) => matches!(answer, Answer::Token(Some(t)) if t > n),
+            Expected::Kept {
+                renewed_at_ms,
+                lost,
+                may_fail,
+            } => matches!(answer, Answer::Kept { renewed_at_ms: r, lost: l, error }
+                if renewed_at_ms.is_none_or(|at| at == *r) && l == lost && (!error || *may_fail)),
         }
     }
 }
@@ -154,6 +206,15 @@ impl fmt::Display for Expected {
         match self {
             Expected::Exactly(a) => write!(f, "{a}"),
             Expected::TokenAbove(n) => write!(f, "Some(a token above {n})"),
+            Expected::Kept {
+                renewed_at_ms,
+                lost,
+                may_fail,
+            } => {
+                let result = if *may_fail { "Ok(()) or Err" } else { "Ok(())" };
+                let at = renewed_at_ms.map_or("any".to_string(), crate::verdict::seconds);
+                write!(f, "{result}, renewed_at = {at}, lost = {lost}")
+            }
         }
     }
 }
@@ -187,6 +248,15 @@ pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
         Op::Write { token, value } => storage::fenced_write(state, *token, *value),
         Op::Read { token } => storage::fenced_read(state, *token),
         Op::Extend { token, ttl_ms } => extend::extend(state, token, *ttl_ms),
+        Op::Keep {
+            token,
+            ttl_ms,
+            now_ms,
+        } => keeper::keep(state, token, *ttl_ms, *now_ms),
+        Op::Touch(touch) => vec![Branch {
+            expected: None,
+            state: touch.apply(state),
+        }],
         Op::AdvanceTo(t) => {
             let mut next = state.clone();
             next.advance_to(*t);

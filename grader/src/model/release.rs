@@ -78,6 +78,7 @@ mod tests {
             }),
             counter: 0,
             row: Default::default(),
+            keeper: Default::default(),
         };
         assert_eq!(
             release(&s, "a"),

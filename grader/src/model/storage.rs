@@ -110,6 +110,7 @@ mod tests {
             lock: None,
             counter: 0,
             row: Row { value, fence },
+            keeper: Default::default(),
         }
     }
 
