@@ -363,8 +363,9 @@ pub fn all() -> Vec<Scenario> {
             "WAIT said 1, and the lock was lost anyway",
             "A takes the lock and WAIT 1 answers 1: node 2 has a copy. At t = 1 node 2 crashes and \
              comes back empty, as a replica without persistence does; before it has copied node 1 \
-             again, node 1 is killed, and node 2 is promoted with nothing. B takes the lock, and \
-             its WAIT is honest too, once node 1 is back as a replica.",
+             again, node 1 is killed, and node 2 is promoted with nothing. B and C find the lock \
+             free; their WAIT answers 0 until node 1 is back as node 2's replica, then 1: B \
+             holds the lock that A still believes it holds.",
             Replicated {
                 wait: true,
                 faults: &[

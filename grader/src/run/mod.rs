@@ -11,7 +11,8 @@
 //!
 //! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
 //! calls of each exercise and have them judged; `record.rs` keeps what the
-//! timeline shows.
+//! timeline shows; `failover.rs` plays a story on a primary and its replica
+//! ([`crate::replication`]): its faults, the `WAIT` after a grant, its nodes.
 //!
 //! Everything happens on one thread, in a fixed order, so a scenario unfolds
 //! the same way on every run; only the race at t = 0 runs the clients' calls
