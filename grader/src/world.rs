@@ -120,23 +120,11 @@ impl World {
     pub fn open() -> Result<World, GradeError> {
         let mut con = server::shared()?.connect()?;
         let keys = Keys::fresh()?;
-        redis::pipe()
-            .atomic()
-            .cmd("SET")
-            .arg(&keys.fence)
-            .arg(FIRST_FENCE_COUNTER)
-            .arg("PX")
-            .arg(SAFETY_TTL_MS)
-            .cmd("HSET")
-            .arg(&keys.row)
-            .arg("value")
-            .arg(0)
-            .arg("fence")
-            .arg(0)
-            .cmd("PEXPIRE")
-            .arg(&keys.row)
-            .arg(SAFETY_TTL_MS)
-            .exec(&mut con)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        set_up_fence(&mut pipe, &keys);
+        set_up_row(&mut pipe, &keys);
+        pipe.exec(&mut con)?;
         let timed = [keys.lock.clone()];
         World::start(con, keys, &timed)
     }
@@ -159,24 +147,11 @@ impl World {
         let mut con = pair.connect_primary()?;
         let mut store = server::shared()?.connect()?;
         let keys = Keys::fresh()?;
-        redis::cmd("SET")
-            .arg(&keys.fence)
-            .arg(FIRST_FENCE_COUNTER)
-            .arg("PX")
-            .arg(SAFETY_TTL_MS)
-            .exec(&mut con)?;
-        redis::pipe()
-            .atomic()
-            .cmd("HSET")
-            .arg(&keys.row)
-            .arg("value")
-            .arg(0)
-            .arg("fence")
-            .arg(0)
-            .cmd("PEXPIRE")
-            .arg(&keys.row)
-            .arg(SAFETY_TTL_MS)
-            .exec(&mut store)?;
+        let (mut fence, mut row) = (redis::pipe(), redis::pipe());
+        set_up_fence(&mut fence, &keys);
+        set_up_row(row.atomic(), &keys);
+        fence.exec(&mut con)?;
+        row.exec(&mut store)?;
         let timed = [keys.lock.clone()];
         let mut world = World::start(con, keys, &timed)?;
         world.store = Some(store);
@@ -336,6 +311,28 @@ impl World {
             .exec(self.store())?;
         Ok(())
     }
+}
+
+/// Adds to `pipe` the set-up of a fresh world's fence counter, at [`FIRST_FENCE_COUNTER`].
+fn set_up_fence(pipe: &mut redis::Pipeline, keys: &Keys) {
+    pipe.cmd("SET")
+        .arg(&keys.fence)
+        .arg(FIRST_FENCE_COUNTER)
+        .arg("PX")
+        .arg(SAFETY_TTL_MS);
+}
+
+/// Adds to `pipe` the set-up of a fresh world's row, `{ value: 0, fence: 0 }`.
+fn set_up_row(pipe: &mut redis::Pipeline, keys: &Keys) {
+    pipe.cmd("HSET")
+        .arg(&keys.row)
+        .arg("value")
+        .arg(0)
+        .arg("fence")
+        .arg(0)
+        .cmd("PEXPIRE")
+        .arg(&keys.row)
+        .arg(SAFETY_TTL_MS);
 }
 
 /// A field of the row as a number: 0 when it is missing.

@@ -93,7 +93,8 @@ struct Runner<'a> {
     node_holders: [Option<String>; 2],
 }
 
-/// Plays `scenario` with `lock` against a fresh world on the shared Redis.
+/// Plays `scenario` with `lock` against a fresh world on the shared Redis (the lock on the
+/// grader's primary and replica, for a story of failover).
 pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
     let pair = match scenario.replicated {
         Some(_) => Some(crate::replication::lease()?),
