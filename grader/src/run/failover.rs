@@ -34,25 +34,25 @@ impl Runner<'_> {
             let note = match fault {
                 Fault::CutOffReplica => {
                     pair.cut_off_replica()?;
-                    format!("{replica} is cut off: it stopped, and {primary} dropped its link")
+                    format!("{replica} cut off: stopped, and {primary} dropped its link")
                 }
                 Fault::KillPrimary => {
                     pair.kill_primary();
-                    format!("{primary}, the primary, was killed")
+                    format!("{primary} (primary) killed")
                 }
                 Fault::RestartReplicaEmpty => {
                     pair.restart_replica_empty()?;
-                    format!("{replica} crashed and came back empty, not yet copying {primary}")
+                    format!("{replica} restarted empty, not yet copying {primary}")
                 }
                 Fault::Promote => {
                     pair.promote()?;
                     enter(&self.world).fail_over(pair)?;
                     promoted = true;
-                    format!("{replica} was promoted to primary; the clients now talk to it")
+                    format!("{replica} promoted; the clients follow it")
                 }
                 Fault::Rejoin => {
                     pair.rejoin()?;
-                    format!("{replica} came back, empty, as {primary}'s replica")
+                    format!("{replica} back, empty, as {primary}'s replica")
                 }
             };
             notes.push(note);
