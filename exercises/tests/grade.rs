@@ -119,5 +119,7 @@ checks! {
         long_pause,
         long_pause_fenced,
         crashed_holder,
+        failover_lost_lock,
+        failover_wait,
     }
 }

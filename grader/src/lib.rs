@@ -59,6 +59,7 @@ pub mod prefix;
 pub mod probe;
 pub mod recording;
 pub mod reference;
+pub mod replication;
 pub mod report;
 pub mod run;
 pub mod sandbox;

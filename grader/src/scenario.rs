@@ -7,6 +7,11 @@
 //! are used, and what goes wrong on the way: a client freezes (a GC pause), its
 //! job outlasts the TTL, it crashes, or all three arrive at the same instant.
 //!
+//! Most stories run on one Redis server. Those of replication and failover run the lock on a
+//! primary and its replica ([`Replicated`], played on [`crate::replication`]) while the storage
+//! stays on a server that does not fail over: the primary acknowledges a lock and dies before
+//! its replica has it, and the replica is promoted without it.
+//!
 //! A scenario only *describes*; [`crate::run`] plays it against Redis with a
 //! given lock. Each client does one step per virtual second, in the order A,
 //! B, C; a client that finds the lock taken tries again the next second.
@@ -102,7 +107,42 @@ pub struct Scenario {
     pub race: bool,
     /// Where the counter must end with a correct lock.
     pub expected_counter: i64,
+    /// The primary and replica the lock runs on, for a story of failover; `None` for one
+    /// server.
+    pub replicated: Option<Replicated>,
 }
+
+/// What happens to a primary and its replica during a story.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The replica stops and the primary drops its link: what the primary acknowledges from
+    /// then on reaches no replica.
+    CutOffReplica,
+    /// The primary is killed, with whatever it had not passed on.
+    KillPrimary,
+    /// The replica crashes and comes back empty (no persistence), not yet copying the primary.
+    RestartReplicaEmpty,
+    /// The replica becomes the primary, and the clients are pointed at it, as Sentinel does.
+    Promote,
+    /// The node that is not the primary comes back, empty, as the new primary's replica.
+    Rejoin,
+}
+
+/// A story on a primary and its replica.
+#[derive(Clone, Copy, Debug)]
+pub struct Replicated {
+    /// Whether each client, the course's code around the learner's acquire, runs `WAIT 1`
+    /// after a grant and gives back a lock that reached no replica, to try again later.
+    pub wait: bool,
+    /// The faults, each at the start of its second, before the clients' steps.
+    pub faults: &'static [(u64, Fault)],
+}
+
+/// How long a client's `WAIT` waits for a replica's acknowledgement, in real milliseconds:
+/// the one place a story spends real time, since Redis's replication is real. A linked
+/// replica on loopback answers in well under a millisecond; the margin is for a loaded
+/// machine, and a cut-off replica costs each `WAIT` this long.
+pub const WAIT_TIMEOUT_MS: u64 = 250;
 
 /// The longest a scenario may run, in virtual seconds, before the grader
 /// calls it stuck (a lock that never frees keeps the others waiting).
@@ -127,6 +167,7 @@ fn gc_pause(
         clients: abc(Plan::job("A").paused(1, 15)),
         race: false,
         expected_counter: 2,
+        replicated: None,
     }
 }
 
@@ -146,8 +187,40 @@ fn long_pause(
         clients: abc(Plan::job("A").paused(1, 41)),
         race: false,
         expected_counter: expected,
+        replicated: None,
     }
 }
+
+/// A story of failover: A's job spans the failover (it reads before, writes after), and the
+/// faults come as `faults` says.
+fn failover(
+    name: &'static str,
+    title: &'static str,
+    story: &'static str,
+    replicated: Replicated,
+    expected: i64,
+) -> Scenario {
+    Scenario {
+        name,
+        title,
+        story,
+        ttl_s: 10,
+        fencing: Fencing::Off,
+        clients: abc(Plan::job("A").working(3)),
+        race: false,
+        expected_counter: expected,
+        replicated: Some(replicated),
+    }
+}
+
+/// Node 2 is cut off, then node 1 dies and node 2 takes its place, and node 1 comes back as
+/// its replica.
+const CUT_THEN_FAIL_OVER: &[(u64, Fault)] = &[
+    (0, Fault::CutOffReplica),
+    (1, Fault::KillPrimary),
+    (1, Fault::Promote),
+    (2, Fault::Rejoin),
+];
 
 /// Every scenario, in the order the book tells them.
 pub fn all() -> Vec<Scenario> {
@@ -162,6 +235,7 @@ pub fn all() -> Vec<Scenario> {
             clients: abc(Plan::job("A")),
             race: false,
             expected_counter: 3,
+            replicated: None,
         },
         Scenario {
             name: "race",
@@ -173,6 +247,7 @@ pub fn all() -> Vec<Scenario> {
             clients: abc(Plan::job("A")),
             race: true,
             expected_counter: 3,
+            replicated: None,
         },
         gc_pause(
             "gc-pause",
@@ -203,6 +278,7 @@ pub fn all() -> Vec<Scenario> {
             ],
             race: false,
             expected_counter: 2,
+            replicated: None,
         },
         Scenario {
             name: "slow-job",
@@ -214,6 +290,7 @@ pub fn all() -> Vec<Scenario> {
             clients: abc(Plan::job("A").working(10)),
             race: false,
             expected_counter: 3,
+            replicated: None,
         },
         long_pause(
             "long-pause",
@@ -242,6 +319,7 @@ pub fn all() -> Vec<Scenario> {
             clients: abc(Plan::job("A").working(40).kept().paused(21, 53)),
             race: false,
             expected_counter: 2,
+            replicated: None,
         },
         Scenario {
             name: "crashed-holder",
@@ -253,7 +331,52 @@ pub fn all() -> Vec<Scenario> {
             clients: abc(Plan::job("A").crashing(2)),
             race: false,
             expected_counter: 2,
+            replicated: None,
         },
+        failover(
+            "failover-lost-lock",
+            "A failover loses an acknowledged lock",
+            "The lock lives on node 1, a primary, copied asynchronously to node 2, its replica. At \
+             t = 0 node 2 is cut off, and A takes the lock: node 1 answers OK. At t = 1 node 1 is \
+             killed before anyone has a copy of A's key, and node 2 is promoted without it; the \
+             clients now talk to node 2, and B takes the lock that A still believes it holds.",
+            Replicated {
+                wait: false,
+                faults: CUT_THEN_FAIL_OVER,
+            },
+            2,
+        ),
+        failover(
+            "failover-wait",
+            "A failover, with WAIT after every grant",
+            "The same failover, but after taking the lock each client runs WAIT 1 (wait for one \
+             replica's copy, 250 ms at most) and treats a lock that reached no replica as not \
+             taken: it gives it back and tries again the next second.",
+            Replicated {
+                wait: true,
+                faults: CUT_THEN_FAIL_OVER,
+            },
+            3,
+        ),
+        failover(
+            "failover-wait-limit",
+            "WAIT said 1, and the lock was lost anyway",
+            "A takes the lock and WAIT 1 answers 1: node 2 has a copy. At t = 1 node 2 crashes and \
+             comes back empty, as a replica without persistence does; before it has copied node 1 \
+             again, node 1 is killed, and node 2 is promoted with nothing. B and C find the lock \
+             free; their WAIT answers 0 until node 1 is back as node 2's replica, then 1: B \
+             holds the lock that A still believes it holds.",
+            Replicated {
+                wait: true,
+                faults: &[
+                    (1, Fault::RestartReplicaEmpty),
+                    (1, Fault::KillPrimary),
+                    (1, Fault::Promote),
+                    (2, Fault::Rejoin),
+                ],
+            },
+            2,
+        ),
     ]
 }
 

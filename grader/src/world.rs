@@ -92,7 +92,12 @@ pub struct World {
     /// Facts the grader's own moves leave for whoever judges the outcome,
     /// such as the fencing token a well-behaved client was granted.
     pub memo: std::collections::BTreeMap<&'static str, u64>,
+    /// The grader's connection to the server that holds the lock.
     con: Connection,
+    /// The grader's connection to the row's server, when it is not the lock's.
+    store: Option<Connection>,
+    /// Where clients connect: the shared server, or this URL (a replicated pair's primary).
+    primary_url: Option<String>,
     clock: Clock,
 }
 
@@ -115,23 +120,11 @@ impl World {
     pub fn open() -> Result<World, GradeError> {
         let mut con = server::shared()?.connect()?;
         let keys = Keys::fresh()?;
-        redis::pipe()
-            .atomic()
-            .cmd("SET")
-            .arg(&keys.fence)
-            .arg(FIRST_FENCE_COUNTER)
-            .arg("PX")
-            .arg(SAFETY_TTL_MS)
-            .cmd("HSET")
-            .arg(&keys.row)
-            .arg("value")
-            .arg(0)
-            .arg("fence")
-            .arg(0)
-            .cmd("PEXPIRE")
-            .arg(&keys.row)
-            .arg(SAFETY_TTL_MS)
-            .exec(&mut con)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        set_up_fence(&mut pipe, &keys);
+        set_up_row(&mut pipe, &keys);
+        pipe.exec(&mut con)?;
         let timed = [keys.lock.clone()];
         World::start(con, keys, &timed)
     }
@@ -146,6 +139,38 @@ impl World {
         let keys = Keys::fresh()?.renamed(lock, fence, row);
         let timed = [keys.lock.clone(), keys.fence.clone(), keys.row.clone()];
         World::start(con, keys, &timed)
+    }
+
+    /// Creates a fresh world whose lock and fence counter live on `pair`'s primary, and whose
+    /// row lives on the shared server, which does not fail over.
+    pub fn open_replicated(pair: &crate::replication::Pair) -> Result<World, GradeError> {
+        let mut con = pair.connect_primary()?;
+        let mut store = server::shared()?.connect()?;
+        let keys = Keys::fresh()?;
+        let (mut fence, mut row) = (redis::pipe(), redis::pipe());
+        set_up_fence(&mut fence, &keys);
+        set_up_row(row.atomic(), &keys);
+        fence.exec(&mut con)?;
+        row.exec(&mut store)?;
+        let timed = [keys.lock.clone()];
+        let mut world = World::start(con, keys, &timed)?;
+        world.store = Some(store);
+        world.primary_url = Some(pair.primary_url());
+        Ok(world)
+    }
+
+    /// Points the world at a newly promoted primary: the grader's own look at the lock, and
+    /// every client connection opened from now on.
+    pub fn fail_over(&mut self, pair: &crate::replication::Pair) -> Result<(), GradeError> {
+        self.con = pair.connect_primary()?;
+        self.primary_url = Some(pair.primary_url());
+        Ok(())
+    }
+
+    /// Whether the lock lives on the shared server, where the grader's Redis users are
+    /// ([`crate::acl`]); a replicated pair's nodes have none.
+    pub fn on_shared_server(&self) -> bool {
+        self.primary_url.is_none()
     }
 
     /// Opens the clock's book for `keys` (with the grader's safety TTL) and
@@ -166,6 +191,8 @@ impl World {
             keys,
             memo: Default::default(),
             con,
+            store: None,
+            primary_url: None,
             clock,
         })
     }
@@ -177,7 +204,24 @@ impl World {
 
     /// A new connection for a client of this world.
     pub fn client_connection(&self) -> Result<Connection, GradeError> {
-        Ok(server::shared()?.connect()?)
+        match &self.primary_url {
+            None => Ok(server::shared()?.connect()?),
+            Some(url) => server::connect_url(url).map_err(|cause| {
+                server::ServerError::Connect {
+                    url: url.clone(),
+                    cause,
+                }
+                .into()
+            }),
+        }
+    }
+
+    /// The grader's connection to the row's server.
+    fn store(&mut self) -> &mut Connection {
+        match &mut self.store {
+            Some(store) => store,
+            None => &mut self.con,
+        }
     }
 
     /// The grader's own connection, for well-behaved clients the grader plays
@@ -242,7 +286,7 @@ impl World {
             .arg(&self.keys.row)
             .arg("value")
             .arg("fence")
-            .query(&mut self.con)?;
+            .query(self.store())?;
         // A key name written into a field is shown without the run's prefix,
         // so the report reads the same on every run.
         let shown = |held: Option<String>| held.map(|h| self.keys.display(&h));
@@ -264,9 +308,31 @@ impl World {
             .arg(&self.keys.row)
             .arg("value")
             .arg(value)
-            .exec(&mut self.con)?;
+            .exec(self.store())?;
         Ok(())
     }
+}
+
+/// Adds to `pipe` the set-up of a fresh world's fence counter, at [`FIRST_FENCE_COUNTER`].
+fn set_up_fence(pipe: &mut redis::Pipeline, keys: &Keys) {
+    pipe.cmd("SET")
+        .arg(&keys.fence)
+        .arg(FIRST_FENCE_COUNTER)
+        .arg("PX")
+        .arg(SAFETY_TTL_MS);
+}
+
+/// Adds to `pipe` the set-up of a fresh world's row, `{ value: 0, fence: 0 }`.
+fn set_up_row(pipe: &mut redis::Pipeline, keys: &Keys) {
+    pipe.cmd("HSET")
+        .arg(&keys.row)
+        .arg("value")
+        .arg(0)
+        .arg("fence")
+        .arg(0)
+        .cmd("PEXPIRE")
+        .arg(&keys.row)
+        .arg(SAFETY_TTL_MS);
 }
 
 /// A field of the row as a number: 0 when it is missing.
@@ -320,5 +386,8 @@ impl Drop for World {
         let _ = redis::cmd("DEL")
             .arg(&self.keys.all()[..])
             .exec(&mut self.con);
+        if let Some(store) = &mut self.store {
+            let _ = redis::cmd("DEL").arg(&self.keys.row).exec(store);
+        }
     }
 }

@@ -390,6 +390,16 @@ pub const CHECKS: &[Check] = &[
         shows: "the holder crashes; its lock frees itself",
         run: |c| scenario_check(c, "crashed-holder", *c.lock),
     },
+    Check {
+        name: "scenarios::failover_lost_lock",
+        shows: "the primary dies before its replica has A's lock: B gets it too",
+        run: |c| scenario_check(c, "failover-lost-lock", *c.lock),
+    },
+    Check {
+        name: "scenarios::failover_wait",
+        shows: "WAIT after each grant: a lock no replica has is given back",
+        run: |c| scenario_check(c, "failover-wait", *c.lock),
+    },
 ];
 
 /// The check called `name`.

@@ -72,6 +72,8 @@ pub const POINTS: &[(&str, u32)] = &[
     ("scenarios::long_pause", 2),
     ("scenarios::long_pause_fenced", 2),
     ("scenarios::crashed_holder", 2),
+    ("scenarios::failover_lost_lock", 2),
+    ("scenarios::failover_wait", 2),
 ];
 
 /// The points the check `name` is worth; 0 for a name the table does not know

@@ -54,7 +54,7 @@ pub struct Node {
 }
 
 impl Node {
-    fn start(port: Option<u16>) -> Result<Node, ServerError> {
+    pub(crate) fn start(port: Option<u16>) -> Result<Node, ServerError> {
         let server = process::start_process_on(port)?;
         let port = port_of(server.url());
         let pid = pid_of(&server)?;
@@ -75,6 +75,11 @@ impl Node {
     /// The loopback port the node listens on, the same across restarts.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The address another node uses to reach this one, e.g. for `REPLICAOF`.
+    pub fn peer_address(&self) -> (String, u16) {
+        ("127.0.0.1".into(), self.port)
     }
 
     /// What the node is doing.

@@ -11,7 +11,8 @@
 //!
 //! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
 //! calls of each exercise and have them judged; `record.rs` keeps what the
-//! timeline shows.
+//! timeline shows; `failover.rs` plays a story on a primary and its replica
+//! ([`crate::replication`]): its faults, the `WAIT` after a grant, its nodes.
 //!
 //! Everything happens on one thread, in a fixed order, so a scenario unfolds
 //! the same way on every run; only the race at t = 0 runs the clients' calls
@@ -19,6 +20,7 @@
 
 mod acquire;
 mod client;
+mod failover;
 mod keeper;
 mod record;
 pub(crate) use record::summary;
@@ -86,11 +88,24 @@ struct Runner<'a> {
     t: u64,
     /// Every command the clients sent, for the book's message diagram.
     messages: Vec<Message>,
+    /// The primary and replica the lock runs on, in a story of failover.
+    pair: Option<std::sync::MutexGuard<'static, crate::replication::Pair>>,
+    /// Whose token each node of the pair held when last seen, for a node now stopped.
+    node_holders: [Option<String>; 2],
 }
 
-/// Plays `scenario` with `lock` against a fresh world on the shared Redis.
+/// Plays `scenario` with `lock` against a fresh world on the shared Redis (the lock on the
+/// grader's primary and replica, for a story of failover).
 pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
-    let world = World::open()?.shared();
+    let pair = match scenario.replicated {
+        Some(_) => Some(crate::replication::lease()?),
+        None => None,
+    };
+    let world = match &pair {
+        Some(pair) => World::open_replicated(pair)?,
+        None => World::open()?,
+    }
+    .shared();
     let mut clients = Vec::new();
     for plan in &scenario.clients {
         clients.push(Client {
@@ -118,12 +133,15 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
         violations: Vec::new(),
         t: 0,
         messages: Vec::new(),
+        pair,
+        node_holders: Default::default(),
     };
     let mut seconds = Vec::new();
     let mut halt = None;
     loop {
         let t = runner.t;
-        let notes = runner.advance()?;
+        let mut notes = runner.advance()?;
+        notes.extend(runner.faults()?);
         let stepped = if t == 0 && scenario.race {
             runner.race()
         } else {
@@ -250,7 +268,11 @@ impl Runner<'_> {
                 let value = enter(&self.world).lock_value()?;
                 let before = self.before(i, value.as_deref());
                 let outcome = self.call_acquire(i)?;
+                let granted = outcome.is_some();
                 self.judge_acquire(i, before, outcome)?;
+                if granted {
+                    self.confirm(i)?;
+                }
             }
             Step::Read => self.read(i)?,
             Step::Write { at } if t >= at => self.write(i)?,

@@ -107,7 +107,7 @@ impl Runner<'_> {
                 .then_some(row.fence)
                 .filter(|&f| f > 0),
             notes,
-            nodes: BTreeMap::new(),
+            nodes: self.node_seconds()?,
         })
     }
 
@@ -136,7 +136,7 @@ impl Runner<'_> {
             ttl_s: self.scenario.ttl_s,
             fencing: self.scenario.fencing != Fencing::Off,
             clients: self.clients.iter().map(|c| c.name().to_string()).collect(),
-            nodes: Vec::new(),
+            nodes: self.node_names(),
             seconds,
             outcome: Outcome {
                 counter,

@@ -1,0 +1,164 @@
+//! A story on a primary and its replica: the faults of each second, the course's `WAIT` after a
+//! grant, and each node as the timeline shows it.
+//!
+//! The faults are played before the clients' steps of their second. A promotion points the world
+//! at the new primary and gives every client that still runs a new connection to it, as a client
+//! of Sentinel reconnects after a failover. `WAIT` is the course's client code, not the learner's:
+//! right after the learner's acquire says yes, on the same connection (`WAIT` counts the
+//! replicas that have this connection's writes), and a lock that reached no replica is given
+//! back with the learner's release, to be tried again the next second.
+
+use std::collections::BTreeMap;
+
+use super::client::Step;
+use super::{Runner, Stop};
+use crate::error::GradeError;
+use crate::replication::NAMES;
+use crate::scenario::{Fault, WAIT_TIMEOUT_MS};
+use crate::timeline::{ActionKind, NodeHealth, NodeSecond};
+use crate::wire::Wire;
+use crate::world::enter;
+
+impl Runner<'_> {
+    /// Plays the faults due at this second; returns what happened, in words.
+    pub(super) fn faults(&mut self) -> Result<Vec<String>, GradeError> {
+        let Some(replicated) = self.scenario.replicated else {
+            return Ok(Vec::new());
+        };
+        let (mut notes, mut promoted) = (Vec::new(), false);
+        for &(_, fault) in replicated.faults.iter().filter(|(t, _)| *t == self.t) {
+            let Some(pair) = self.pair.as_mut() else {
+                break;
+            };
+            let (primary, replica) = (NAMES[pair.primary()], NAMES[pair.replica()]);
+            let note = match fault {
+                Fault::CutOffReplica => {
+                    pair.cut_off_replica()?;
+                    format!("{replica} cut off: stopped, and {primary} dropped its link")
+                }
+                Fault::KillPrimary => {
+                    pair.kill_primary();
+                    format!("{primary} (primary) killed")
+                }
+                Fault::RestartReplicaEmpty => {
+                    pair.restart_replica_empty()?;
+                    format!("{replica} restarted empty, not yet copying {primary}")
+                }
+                Fault::Promote => {
+                    pair.promote()?;
+                    enter(&self.world).fail_over(pair)?;
+                    promoted = true;
+                    format!("{replica} promoted; the clients follow it")
+                }
+                Fault::Rejoin => {
+                    pair.rejoin()?;
+                    format!("{replica} back, empty, as {primary}'s replica")
+                }
+            };
+            notes.push(note);
+        }
+        if promoted {
+            self.reconnect()?;
+        }
+        Ok(notes)
+    }
+
+    /// Gives every client that still runs a connection to the new primary.
+    fn reconnect(&mut self) -> Result<(), GradeError> {
+        for i in 0..self.clients.len() {
+            if self.clients[i].wire.is_some() {
+                self.clients[i].wire = Some(Wire::open(&self.world)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// After client `i`'s acquire said yes, in a story with `WAIT`: asks how many replicas have
+    /// the lock, and gives back a lock that reached none.
+    pub(super) fn confirm(&mut self, i: usize) -> Result<(), Stop> {
+        if !self.scenario.replicated.is_some_and(|r| r.wait) {
+            return Ok(());
+        }
+        let Some(mut wire) = self.clients[i].wire.take() else {
+            return Ok(());
+        };
+        wire.begin_call();
+        let acked = wire.wait_for_replicas(1, WAIT_TIMEOUT_MS);
+        self.record(i, "WAIT", Some(&wire));
+        self.clients[i].wire = Some(wire);
+        let acked = acked.map_err(GradeError::from)?;
+        let replicas = if acked == 1 { "replica" } else { "replicas" };
+        retell(
+            &mut self.clients[i].actions,
+            ActionKind::Acquired,
+            format!("acquired; WAIT: {acked} {replicas}"),
+        );
+        if acked == 0 {
+            self.release(i)?;
+            let c = &mut self.clients[i];
+            retell(
+                &mut c.actions,
+                ActionKind::Released,
+                "gave it back: no replica has it".into(),
+            );
+            c.step = Step::Acquire;
+        }
+        Ok(())
+    }
+
+    /// Each node at the end of the second: a running node is asked whose token it holds (a
+    /// linked replica once it has caught up, so that the answer does not depend on how fast
+    /// replication ran), a stopped one is shown as it was when last seen, a dead one empty.
+    pub(super) fn node_seconds(&mut self) -> Result<BTreeMap<String, NodeSecond>, GradeError> {
+        let mut seconds = BTreeMap::new();
+        let Some(pair) = self.pair.as_ref() else {
+            return Ok(seconds);
+        };
+        let lock = enter(&self.world).keys.lock.clone();
+        if pair.linked() {
+            pair.in_step(pair.replica())?;
+        }
+        for (i, name) in NAMES.iter().enumerate() {
+            let (health, role) = pair.shown(i);
+            let holder = match health {
+                NodeHealth::Up => {
+                    let value: Option<String> = redis::cmd("GET")
+                        .arg(&lock)
+                        .query(&mut pair.node(i).connect()?)?;
+                    let holder = value.as_deref().map(|v| {
+                        self.holder_of(Some(v))
+                            .map_or("?".to_string(), |h| self.clients[h].name().to_string())
+                    });
+                    self.node_holders[i] = holder.clone();
+                    holder
+                }
+                NodeHealth::Paused => self.node_holders[i].clone(),
+                NodeHealth::Down => None,
+            };
+            let second = NodeSecond {
+                health,
+                role,
+                holder,
+                clock_ahead_s: 0,
+            };
+            seconds.insert(name.to_string(), second);
+        }
+        Ok(seconds)
+    }
+
+    /// The nodes' names for the timeline, when the story runs on a pair.
+    pub(super) fn node_names(&self) -> Vec<String> {
+        match self.pair {
+            Some(_) => NAMES.iter().map(|n| n.to_string()).collect(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Rewrites the text of the last action of `kind`: `WAIT`'s answer belongs to the grant, and a
+/// release after it is a lock given back.
+fn retell(actions: &mut [crate::timeline::Action], kind: ActionKind, text: String) {
+    if let Some(action) = actions.iter_mut().rev().find(|a| a.kind == kind) {
+        action.text = text;
+    }
+}
