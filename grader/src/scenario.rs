@@ -78,6 +78,18 @@ impl Plan {
         }
     }
 
+    /// Whether the client is frozen at second `t`, between its step at `from` and the one at
+    /// `until`, when it acts again.
+    pub fn paused_at(&self, t: u64) -> bool {
+        self.pause
+            .is_some_and(|(from, until)| t > from && t < until)
+    }
+
+    /// Whether second `t` shows the client as paused: frozen, or freezing after its step.
+    pub fn shown_paused_at(&self, t: u64) -> bool {
+        self.paused_at(t) || self.pause.is_some_and(|(from, _)| t == from)
+    }
+
     /// The same client, crashing at `at`.
     pub const fn crashing(self, at: u64) -> Plan {
         Plan {

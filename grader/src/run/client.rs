@@ -9,9 +9,9 @@ use crate::scenario::Plan;
 use crate::timeline::{Action, ActionKind, State};
 use crate::wire::Wire;
 
-/// Where a client is in its job.
+/// Where a client is in its job (the Redlock stories' clients go through the same steps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Step {
+pub(crate) enum Step {
     /// Trying to take the lock.
     Acquire,
     /// Holding it: reading the counter.
@@ -60,12 +60,7 @@ impl Client {
     }
 
     pub(super) fn act(&mut self, kind: ActionKind, text: impl Into<String>) {
-        self.actions.push(Action {
-            kind,
-            text: text.into(),
-            unsafe_: false,
-            rejected: false,
-        });
+        self.actions.push(Action::new(kind, text, false, false));
     }
 
     pub(super) fn act_unsafe(
@@ -75,12 +70,8 @@ impl Client {
         is_unsafe: bool,
         rejected: bool,
     ) {
-        self.actions.push(Action {
-            kind,
-            text: text.into(),
-            unsafe_: is_unsafe,
-            rejected,
-        });
+        self.actions
+            .push(Action::new(kind, text, is_unsafe, rejected));
     }
 
     pub(super) fn finished(&self) -> bool {
@@ -88,22 +79,26 @@ impl Client {
     }
 
     pub(super) fn paused_at(&self, t: u64) -> bool {
-        self.plan
-            .pause
-            .is_some_and(|(from, until)| t > from && t < until)
+        self.plan.paused_at(t)
     }
 
     pub(super) fn state(&self, t: u64) -> State {
         if self.crashed {
             State::Crashed
-        } else if self.paused_at(t) || self.plan.pause.is_some_and(|(from, _)| t == from) {
-            State::Paused
         } else {
-            match self.step {
-                Step::Done => State::Done,
-                Step::Acquire => State::Waiting,
-                _ => State::Working,
-            }
+            shown_state(&self.plan, self.step, t)
         }
+    }
+}
+
+/// What second `t` shows of a client with `plan` at `step`, crashes aside.
+pub(crate) fn shown_state(plan: &crate::scenario::Plan, step: Step, t: u64) -> State {
+    if plan.shown_paused_at(t) {
+        return State::Paused;
+    }
+    match step {
+        Step::Done => State::Done,
+        Step::Acquire => State::Waiting,
+        _ => State::Working,
     }
 }

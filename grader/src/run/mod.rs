@@ -20,6 +20,7 @@
 
 mod acquire;
 mod client;
+pub(crate) use client::{Step, shown_state};
 mod failover;
 mod keeper;
 mod record;
@@ -39,7 +40,7 @@ use crate::timeline::{ActionKind, Message, Timeline};
 use crate::verdict::{Property, Violation};
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World, enter};
-use client::{Client, Step};
+use client::Client;
 
 /// A learner function that failed during a scenario, which then stops.
 #[derive(Clone, Debug, PartialEq, Eq)]

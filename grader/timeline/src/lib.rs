@@ -218,6 +218,18 @@ pub struct Action {
     pub rejected: bool,
 }
 
+impl Action {
+    /// An action of `kind` described by `text`, unsafe or refused by the storage as marked.
+    pub fn new(kind: ActionKind, text: impl Into<String>, unsafe_: bool, rejected: bool) -> Action {
+        Action {
+            kind,
+            text: text.into(),
+            unsafe_,
+            rejected,
+        }
+    }
+}
+
 /// The kinds of [`Action`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

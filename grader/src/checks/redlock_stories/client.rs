@@ -5,23 +5,9 @@
 //! client sees none of its pause, so it wakes up believing, as a process after a long garbage
 //! collection does. The storage refusing its write is the one thing that tells it otherwise.
 
+pub(super) use crate::run::Step;
 use crate::scenario::Plan;
 use crate::timeline::{Action, ActionKind};
-
-/// Where a client is in its job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Step {
-    /// Taking the lock, again every second while it is refused.
-    Acquire,
-    /// Reading the counter.
-    Read,
-    /// Writing the counter + 1, at second `at` or later.
-    Write { at: u64 },
-    /// Releasing.
-    Release,
-    /// Finished.
-    Done,
-}
 
 /// One client of a story, and what it knows.
 pub(super) struct Client {
@@ -63,19 +49,13 @@ impl Client {
         is_unsafe: bool,
         rejected: bool,
     ) {
-        self.actions.push(Action {
-            kind,
-            text: text.into(),
-            unsafe_: is_unsafe,
-            rejected,
-        });
+        self.actions
+            .push(Action::new(kind, text, is_unsafe, rejected));
     }
 
     /// Frozen between the step at `from` and the one at `until`.
     pub(super) fn paused_at(&self, t: u64) -> bool {
-        self.plan
-            .pause
-            .is_some_and(|(from, until)| t > from && t < until)
+        self.plan.paused_at(t)
     }
 
     /// The virtual time the client saw pass since `since_ms`, at `now_ms`: a frozen client sees

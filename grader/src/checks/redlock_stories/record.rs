@@ -15,13 +15,14 @@
 
 use std::collections::BTreeMap;
 
-use super::client::{Client, Step};
+use super::client::Client;
 use super::play::Player;
 use crate::checks::redlock::TTL;
 use crate::error::GradeError;
 use crate::nodes::cluster::enter;
 use crate::nodes::{Health, NODES};
-use crate::timeline::{ClientSecond, NodeHealth, NodeSecond, Outcome, Second, State, Timeline};
+use crate::run::shown_state;
+use crate::timeline::{ClientSecond, NodeHealth, NodeSecond, Outcome, Second, Timeline};
 use crate::world;
 
 /// The name readers know node `i` by: node 0 of the grader is "node 1".
@@ -215,15 +216,7 @@ impl Player<'_> {
         let mut clients = BTreeMap::new();
         for c in &mut self.clients {
             c.reckon(now);
-            let state = if c.paused_at(t) || c.plan.pause.is_some_and(|(from, _)| from == t) {
-                State::Paused
-            } else {
-                match c.step {
-                    Step::Done => State::Done,
-                    Step::Acquire => State::Waiting,
-                    _ => State::Working,
-                }
-            };
+            let state = shown_state(&c.plan, c.step, t);
             clients.insert(
                 c.name().to_owned(),
                 ClientSecond {
