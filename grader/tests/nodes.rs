@@ -218,7 +218,10 @@ fn container_nodes_share_a_private_network() {
     let nodes = set.nodes();
     let Some(first) = nodes[0].container() else {
         let forced = std::env::var("GRADER_REDIS").unwrap_or_default();
-        assert_ne!(forced, "container", "GRADER_REDIS=container, but the nodes are processes");
+        assert_ne!(
+            forced, "container",
+            "GRADER_REDIS=container, but the nodes are processes"
+        );
         let _ = writeln!(
             std::io::stderr(),
             "not run: container_nodes_share_a_private_network: the nodes are processes here; \
@@ -226,7 +229,10 @@ fn container_nodes_share_a_private_network() {
         );
         return;
     };
-    let networks = docker_inspect("{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}", first);
+    let networks = docker_inspect(
+        "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}",
+        first,
+    );
     let network = networks.trim().to_owned();
     assert!(
         network.starts_with("dlcourse-nodes-") && !network.contains(' '),
@@ -234,28 +240,47 @@ fn container_nodes_share_a_private_network() {
     );
     let labels = docker_inspect("{{json .Labels}}", &network);
     assert!(
-        labels.contains(&format!("\"redis-course.grader.owner-pid\":\"{}\"", std::process::id())),
+        labels.contains(&format!(
+            "\"redis-course.grader.owner-pid\":\"{}\"",
+            std::process::id()
+        )),
         "the network names this run as its owner: {labels}"
     );
     let members = docker_inspect("{{range $id, $_ := .Containers}}{{$id}} {{end}}", &network);
     for (i, node) in nodes.iter().enumerate() {
         let id = node.container().expect("a container node");
         assert_eq!(
-            docker_inspect("{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}", id),
+            docker_inspect(
+                "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}",
+                id
+            ),
             network,
             "node {i} is on the same network only"
         );
-        assert!(members.contains(id), "the network lists node {i}: {members}");
+        assert!(
+            members.contains(id),
+            "the network lists node {i}: {members}"
+        );
         let ip = docker_inspect(
             &format!("{{{{(index .NetworkSettings.Networks \"{network}\").IPAddress}}}}"),
             id,
         );
-        assert_eq!(node.peer_address(), (ip.clone(), 6379), "node {i}'s peer address");
-        assert_eq!(node.address(), (ip, 6379), "the grader reaches node {i} on the network");
+        assert_eq!(
+            node.peer_address(),
+            (ip.clone(), 6379),
+            "node {i}'s peer address"
+        );
+        assert_eq!(
+            node.address(),
+            (ip, 6379),
+            "the grader reaches node {i} on the network"
+        );
     }
     let bridge = docker_inspect("{{range $id, $_ := .Containers}}{{$id}} {{end}}", "bridge");
     assert!(
-        nodes.iter().all(|n| !bridge.contains(n.container().unwrap_or("?"))),
+        nodes
+            .iter()
+            .all(|n| !bridge.contains(n.container().unwrap_or("?"))),
         "no node is on the default bridge: {bridge}"
     );
 }
@@ -314,7 +339,11 @@ fn a_killed_test_process_leaves_no_node_behind() {
                 .map(|p| p.parse::<i32>().expect("a pid"))
                 .collect();
         } else if let Some(list) = line.strip_prefix("child: containers=") {
-            containers = list.split(',').filter(|c| !c.is_empty()).map(str::to_owned).collect();
+            containers = list
+                .split(',')
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned)
+                .collect();
             break;
         }
     }
@@ -350,8 +379,14 @@ fn a_killed_test_process_leaves_no_node_behind() {
         "nothing removed the containers before the sweep"
     );
     server::remove_stale_containers().expect("the sweep");
-    let left: Vec<_> = containers.iter().filter(|id| container_exists(id)).collect();
-    assert!(left.is_empty(), "containers left behind, the paused one too: {left:?}");
+    let left: Vec<_> = containers
+        .iter()
+        .filter(|id| container_exists(id))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "containers left behind, the paused one too: {left:?}"
+    );
     let owned = server::containers_owned_by(child_pid).expect("the child's containers");
     assert!(owned.is_empty(), "containers left behind: {owned:?}");
     let networks = server::networks_owned_by(child_pid).expect("the child's network");

@@ -106,7 +106,9 @@ impl ContainerNode {
             _ => "127.0.0.1".to_owned(),
         };
         register_exit_handler();
-        LIVE.lock().unwrap_or_else(|p| p.into_inner()).push(container);
+        LIVE.lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(container);
         let mut node = ContainerNode {
             id,
             network,

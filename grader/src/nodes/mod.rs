@@ -233,14 +233,19 @@ pub struct NodeSet {
 }
 
 impl NodeSet {
-    /// Starts `n` nodes from this process's node source: processes each on a free loopback
-    /// port, or containers on the run's private network.
+    /// Starts `n` nodes from this process's node source ([`node_source`]).
     pub fn start(n: usize) -> Result<NodeSet, ServerError> {
-        let nodes = match node_source()? {
+        NodeSet::start_from(n, &node_source()?)
+    }
+
+    /// Starts `n` nodes from `source`: processes each on a free loopback port, or containers on
+    /// the run's private network.
+    pub fn start_from(n: usize, source: &NodeSource) -> Result<NodeSet, ServerError> {
+        let nodes = match source {
             NodeSource::Process => (0..n)
                 .map(|_| ProcessNode::start(None).map(Backend::Process))
                 .collect::<Result<Vec<_>, _>>()?,
-            NodeSource::Container { image } => ContainerNode::start_all(n, &image)?
+            NodeSource::Container { image } => ContainerNode::start_all(n, image)?
                 .into_iter()
                 .map(Backend::Container)
                 .collect(),

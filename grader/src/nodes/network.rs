@@ -18,10 +18,7 @@ static NETWORK: OnceLock<Result<String, ServerError>> = OnceLock::new();
 
 /// The name of this run's network, created on the first call (or why it could not be).
 pub(super) fn name() -> Result<&'static str, ServerError> {
-    NETWORK
-        .get_or_init(create)
-        .as_deref()
-        .map_err(Clone::clone)
+    NETWORK.get_or_init(create).as_deref().map_err(Clone::clone)
 }
 
 fn create() -> Result<String, ServerError> {

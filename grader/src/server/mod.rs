@@ -238,8 +238,7 @@ fn choose_nodes() -> Result<NodeSource, ServerError> {
         // an image it has (five pulls are not tried), else a local redis-server.
         "url" | "" | "auto" => {
             let image = container::image_name();
-            let usable =
-                docker_available().is_ok() && image_present(&image).is_ok_and(|here| here);
+            let usable = docker_available().is_ok() && image_present(&image).is_ok_and(|here| here);
             Ok(if usable {
                 container()
             } else {

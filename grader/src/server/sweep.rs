@@ -11,9 +11,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use testcontainers::bollard::models::{ContainerSummary, ContainerSummaryStateEnum};
 use testcontainers::bollard::errors::Error as DockerError;
 use testcontainers::bollard::models::Network;
+use testcontainers::bollard::models::{ContainerSummary, ContainerSummaryStateEnum};
 use testcontainers::bollard::query_parameters::{
     InspectNetworkOptions, ListContainersOptionsBuilder, ListNetworksOptionsBuilder,
     RemoveContainerOptionsBuilder,
