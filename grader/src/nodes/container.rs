@@ -348,7 +348,8 @@ pub(super) fn register_exit_handler() {
 }
 
 extern "C" fn remove_at_exit() {
-    // Unwinding out of an atexit handler would abort the process mid-exit.
+    // Unwinding out of an atexit handler would abort the process mid-exit. The work runs on
+    // threads of its own: the exiting thread's thread-locals, Tokio's among them, may be gone.
     let _ = std::panic::catch_unwind(|| {
         let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|p| p.into_inner()));
         std::thread::scope(|scope| {
@@ -356,12 +357,16 @@ extern "C" fn remove_at_exit() {
                 scope.spawn(move || remove(container));
             }
         });
-        if let Err(e) = super::network::remove_now() {
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                format!("grader: could not remove the network of Redlock's nodes: {e}\n")
-                    .as_bytes(),
-            );
-        }
+        let network = std::thread::spawn(super::network::remove_now).join();
+        let failure = match network {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e,
+            Err(_) => "the Docker client panicked".to_owned(),
+        };
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("grader: could not remove the network of Redlock's nodes: {failure}\n")
+                .as_bytes(),
+        );
     });
 }
