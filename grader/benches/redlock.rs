@@ -9,6 +9,10 @@
 //! - the same story with antirez's delayed restart, whose node stays down for 10 s of virtual
 //!   time (target: under 500 ms).
 //!
+//! The story targets are for process nodes. On container nodes a story's kill and restarts are
+//! the engine's (`docker kill`, `docker start`, which sets the container's network up again),
+//! and the target is under 3 s.
+//!
 //! The stories run on the nodes of this process's source (`GRADER_REDIS`, see
 //! `grader::server::node_source`), which the table names. Each figure is the median of several
 //! runs, printed as a table.
@@ -80,8 +84,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err("the reference Redlock failed".into());
             }
         }
+        let target = if source == "container" {
+            "< 3 s"
+        } else {
+            "< 500 ms"
+        };
         println!(
-            "| {caption}, {source} nodes | {RUNS} | {} | < 500 ms |",
+            "| {caption}, {source} nodes | {RUNS} | {} | {target} |",
             ms(median(times))
         );
     }

@@ -1,5 +1,7 @@
 //! The container source: Redis from a Docker image, started for this test process and removed
-//! when it ends.
+//! when it ends. Redlock's container nodes (`crate::nodes`) are asked for and started the same
+//! way ([`redis_request`], [`start_request`]), so they share the image, the persistence off, the
+//! owner labels and the sweep.
 //!
 //! The image is `REDIS_IMAGE`, or [`DEFAULT_IMAGE`]; testcontainers pulls it only when the engine
 //! does not have it. An image that is neither here nor pullable (no registry answers) is a
