@@ -1,10 +1,13 @@
-//! The five nodes are real processes, and the faults really happen to them: a paused node answers
-//! nothing to anyone, a killed one refuses connections and comes back empty, a delayed restart
-//! keeps it down for its virtual time, one node's clock jumps alone, a late reply costs virtual
-//! time, and a killed test process leaves no node behind, paused or not.
+//! The five nodes are real servers, and the faults really happen to them: a paused node answers
+//! nothing to anyone, a killed one refuses connections and comes back empty at the same address,
+//! a delayed restart keeps it down for its virtual time, one node's clock jumps alone, a late reply
+//! costs virtual time, a node reaches another at its peer address, and a killed test process
+//! leaves no node behind, paused or not.
 //!
-//! The nodes always come from the process source (`redis-server` on loopback), whatever
-//! `GRADER_REDIS` says: they need signals sent to their process.
+//! The nodes come from the source `GRADER_REDIS` names (see `grader::server::node_source`):
+//! `redis-server` processes, whose state the tests read in `/proc`, or containers on a private
+//! Docker network, whose state they ask of the `docker` command, an observer apart from the
+//! grader's own Docker client.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -13,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use grader::nodes::cluster::{Cluster, enter};
 use grader::nodes::{Health, NODES, NodeWire};
+use grader::server;
 
 const TTL_MS: u64 = 10_000;
 
@@ -35,9 +39,36 @@ fn state(pid: i32) -> char {
         .unwrap_or('?')
 }
 
+/// What `docker inspect` says of a container, as the Go template `format` prints it.
+fn docker_inspect(format: &str, target: &str) -> String {
+    let output = Command::new("docker")
+        .args(["inspect", "--format", format, target])
+        .output()
+        .expect("the docker command");
+    assert!(
+        output.status.success(),
+        "docker inspect {target}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// The engine's word for a container's state: "running", "paused", "exited"…
+fn container_status(id: &str) -> String {
+    docker_inspect("{{.State.Status}}", id)
+}
+
+/// Connects to a node within a second, or says why not.
+fn connect(address: &(String, u16)) -> std::io::Result<TcpStream> {
+    let socket = std::net::ToSocketAddrs::to_socket_addrs(&(address.0.as_str(), address.1))?
+        .next()
+        .ok_or_else(|| std::io::Error::other("no address"))?;
+    TcpStream::connect_timeout(&socket, Duration::from_secs(1))
+}
+
 /// Sends PING on a raw socket and waits `wait` for the answer.
-fn pings(port: u16, wait: Duration) -> std::io::Result<bool> {
-    let mut socket = TcpStream::connect(("127.0.0.1", port))?;
+fn pings(address: &(String, u16), wait: Duration) -> std::io::Result<bool> {
+    let mut socket = connect(address)?;
     socket.set_read_timeout(Some(wait))?;
     socket.write_all(b"PING\r\n")?;
     let mut reply = [0u8; 7];
@@ -47,38 +78,48 @@ fn pings(port: u16, wait: Duration) -> std::io::Result<bool> {
 #[test]
 fn a_paused_node_answers_nobody_and_keeps_its_data() {
     let mut c = Cluster::open().expect("cluster");
-    let (port, pid) = (c.port(1), c.pid(1));
+    let (address, pid) = (c.address(1), c.pid(1));
     assert!(c.take(1, "A", TTL_MS).expect("take"));
     c.pause(1).expect("pause");
     assert_eq!(c.health(1), Health::Paused);
-    assert_eq!(state(pid), 'T', "the process is stopped");
+    match c.container(1) {
+        None => assert_eq!(state(pid), 'T', "the process is stopped"),
+        Some(id) => assert_eq!(container_status(&id), "paused", "the container is frozen"),
+    }
     assert!(
-        !pings(port, Duration::from_millis(200)).expect("the socket still accepts"),
+        !pings(&address, Duration::from_millis(200)).expect("the socket still accepts"),
         "a stopped redis-server must not answer"
     );
     c.resume(1).expect("resume");
     assert_eq!(c.holder(1).expect("look").as_deref(), Some("A"));
-    assert!(pings(port, Duration::from_secs(2)).expect("ping"));
+    assert!(pings(&address, Duration::from_secs(2)).expect("ping"));
 }
 
 #[test]
 fn a_killed_node_refuses_connections_and_restarts_empty() {
     let mut c = Cluster::open().expect("cluster");
-    let (port, pid) = (c.port(2), c.pid(2));
+    let (address, pid) = (c.address(2), c.pid(2));
     assert!(c.take(2, "A", TTL_MS).expect("take"));
     c.kill(2);
     assert_eq!(c.health(2), Health::Down);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while alive(pid) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
+    match c.container(2) {
+        None => {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while alive(pid) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(!alive(pid), "the killed redis-server is gone");
+        }
+        Some(id) => {
+            assert_eq!(container_status(&id), "exited", "the container is stopped");
+            let signal = docker_inspect("{{.State.ExitCode}}", &id);
+            assert_eq!(signal, "137", "it died of SIGKILL (128 + 9)");
+        }
     }
-    assert!(!alive(pid), "the killed redis-server is gone");
-    assert!(
-        TcpStream::connect(("127.0.0.1", port)).is_err(),
-        "nothing listens"
-    );
+    assert!(connect(&address).is_err(), "nothing listens");
     c.restart_after(2, 0).expect("restart");
     assert_eq!(c.health(2), Health::Up);
+    assert_eq!(c.address(2), address, "back at the same address");
     assert_eq!(c.holder(2).expect("look"), None, "no persistence: empty");
     assert!(c.take(2, "B", TTL_MS).expect("take"), "and B can take it");
 }
@@ -129,6 +170,121 @@ fn a_late_reply_costs_virtual_time_only() {
     assert!(started.elapsed() < Duration::from_secs(1), "no real wait");
 }
 
+/// A node reaches another at the other's peer address (what `REPLICAOF` is given): node 0 copies
+/// a key to node 1 with `MIGRATE`, a connection node 0 itself opens.
+#[test]
+fn a_node_reaches_another_at_its_peer_address() {
+    let lease = grader::nodes::lease().expect("the nodes");
+    let (from, to, peer) = {
+        let set = lease.nodes();
+        let nodes = set.nodes();
+        let peer = nodes[1].peer_address();
+        let from = nodes[0].connect().expect("node 0");
+        let to = nodes[1].connect().expect("node 1");
+        (from, to, peer)
+    };
+    let (mut from, mut to) = (from, to);
+    let key = format!("dlcourse:redlock:peer:{}", std::process::id());
+    redis::cmd("SET")
+        .arg(&key)
+        .arg("copied")
+        .exec(&mut from)
+        .expect("SET");
+    let migrated: String = redis::cmd("MIGRATE")
+        .arg(&peer.0)
+        .arg(peer.1)
+        .arg(&key)
+        .arg(0)
+        .arg(2000)
+        .arg("COPY")
+        .arg("REPLACE")
+        .query(&mut from)
+        .unwrap_or_else(|e| panic!("node 0 cannot reach node 1 at {peer:?}: {e}"));
+    assert_eq!(migrated, "OK");
+    let copied: Option<String> = redis::cmd("GET").arg(&key).query(&mut to).expect("GET");
+    assert_eq!(copied.as_deref(), Some("copied"), "node 1 got the key");
+    for con in [&mut from, &mut to] {
+        redis::cmd("DEL").arg(&key).exec(con).expect("DEL");
+    }
+}
+
+/// Container nodes only: all five on one network of this run's, labelled as its own, and on
+/// no other network (Docker's default bridge included); the grader reaches each at its address
+/// there, the address the others use too.
+#[test]
+fn container_nodes_share_a_private_network() {
+    let lease = grader::nodes::lease().expect("the nodes");
+    let set = lease.nodes();
+    let nodes = set.nodes();
+    let Some(first) = nodes[0].container() else {
+        let forced = std::env::var("GRADER_REDIS").unwrap_or_default();
+        assert_ne!(
+            forced, "container",
+            "GRADER_REDIS=container, but the nodes are processes"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "not run: container_nodes_share_a_private_network: the nodes are processes here; \
+             GRADER_REDIS=container runs it"
+        );
+        return;
+    };
+    let networks = docker_inspect(
+        "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}} {{end}}",
+        first,
+    );
+    let network = networks.trim().to_owned();
+    assert!(
+        network.starts_with("dlcourse-nodes-") && !network.contains(' '),
+        "node 0 is on its run's network and on no other: {networks:?}"
+    );
+    let labels = docker_inspect("{{json .Labels}}", &network);
+    assert!(
+        labels.contains(&format!(
+            "\"redis-course.grader.owner-pid\":\"{}\"",
+            std::process::id()
+        )),
+        "the network names this run as its owner: {labels}"
+    );
+    let members = docker_inspect("{{range $id, $_ := .Containers}}{{$id}} {{end}}", &network);
+    for (i, node) in nodes.iter().enumerate() {
+        let id = node.container().expect("a container node");
+        assert_eq!(
+            docker_inspect(
+                "{{range $name, $_ := .NetworkSettings.Networks}}{{$name}}{{end}}",
+                id
+            ),
+            network,
+            "node {i} is on the same network only"
+        );
+        assert!(
+            members.contains(id),
+            "the network lists node {i}: {members}"
+        );
+        let ip = docker_inspect(
+            &format!("{{{{(index .NetworkSettings.Networks \"{network}\").IPAddress}}}}"),
+            id,
+        );
+        assert_eq!(
+            node.peer_address(),
+            (ip.clone(), 6379),
+            "node {i}'s peer address"
+        );
+        assert_eq!(
+            node.address(),
+            (ip, 6379),
+            "the grader reaches node {i} on the network"
+        );
+    }
+    let bridge = docker_inspect("{{range $id, $_ := .Containers}}{{$id}} {{end}}", "bridge");
+    assert!(
+        nodes
+            .iter()
+            .all(|n| !bridge.contains(n.container().unwrap_or("?"))),
+        "no node is on the default bridge: {bridge}"
+    );
+}
+
 /// Run by [`a_killed_test_process_leaves_no_node_behind`] in a child process.
 #[test]
 #[ignore = "run by another test in a child process"]
@@ -138,18 +294,24 @@ fn child_holds_paused_nodes() {
     }
     let mut c = Cluster::open().expect("cluster");
     c.pause(0).expect("pause");
-    let lease_pids: Vec<i32> = (0..NODES).map(|i| c.pid(i)).collect();
+    let pids: Vec<String> = (0..NODES).map(|i| c.pid(i).to_string()).collect();
+    let containers: Vec<String> = (0..NODES).filter_map(|i| c.container(i)).collect();
     println!();
-    println!(
-        "child: pids={}",
-        lease_pids
-            .iter()
-            .map(i32::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    );
+    println!("child: pids={}", pids.join(","));
+    println!("child: containers={}", containers.join(","));
     let _ = std::io::stdout().flush();
     let _ = std::io::stdin().read_to_end(&mut Vec::new());
+}
+
+/// Whether a container with this id still exists, running or not.
+fn container_exists(id: &str) -> bool {
+    Command::new("docker")
+        .args(["inspect", "--type", "container", id])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("the docker command")
+        .success()
 }
 
 #[test]
@@ -168,7 +330,7 @@ fn a_killed_test_process_leaves_no_node_behind() {
         .spawn()
         .expect("the child");
     let stdout = child.stdout.take().expect("stdout");
-    let mut pids = Vec::new();
+    let (mut pids, mut containers) = (Vec::new(), Vec::new());
     for line in BufReader::new(stdout).lines() {
         let line = line.expect("a line");
         if let Some(list) = line.strip_prefix("child: pids=") {
@@ -176,20 +338,57 @@ fn a_killed_test_process_leaves_no_node_behind() {
                 .split(',')
                 .map(|p| p.parse::<i32>().expect("a pid"))
                 .collect();
+        } else if let Some(list) = line.strip_prefix("child: containers=") {
+            containers = list
+                .split(',')
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned)
+                .collect();
             break;
         }
     }
     assert_eq!(pids.len(), NODES, "the child reported its nodes");
     assert!(pids.iter().all(|&p| alive(p)), "the nodes run");
+    let child_pid = child.id();
+    if !containers.is_empty() {
+        assert_eq!(containers.len(), NODES, "the child reported its containers");
+        assert_eq!(container_status(&containers[0]), "paused");
+        let owned = server::containers_owned_by(child_pid).expect("the child's containers");
+        assert_eq!(owned.len(), NODES, "the sweep sees the child's containers");
+        let networks = server::networks_owned_by(child_pid).expect("the child's network");
+        assert_eq!(networks.len(), 1, "the sweep sees the child's network");
+    }
     child.kill().expect("SIGKILL the child");
     let _ = child.wait();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
+    if containers.is_empty() {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let left: Vec<_> = pids.iter().filter(|&&p| alive(p)).collect();
+        assert!(
+            left.is_empty(),
+            "nodes left behind, the paused one too: {left:?}"
+        );
+        return;
     }
-    let left: Vec<_> = pids.iter().filter(|&&p| alive(p)).collect();
+    // A killed process runs no exit handler: its containers wait for the next run's sweep,
+    // which every container start does first. Here the sweep is called as that start calls it.
+    assert!(
+        containers.iter().all(|id| container_exists(id)),
+        "nothing removed the containers before the sweep"
+    );
+    server::remove_stale_containers().expect("the sweep");
+    let left: Vec<_> = containers
+        .iter()
+        .filter(|id| container_exists(id))
+        .collect();
     assert!(
         left.is_empty(),
-        "nodes left behind, the paused one too: {left:?}"
+        "containers left behind, the paused one too: {left:?}"
     );
+    let owned = server::containers_owned_by(child_pid).expect("the child's containers");
+    assert!(owned.is_empty(), "containers left behind: {owned:?}");
+    let networks = server::networks_owned_by(child_pid).expect("the child's network");
+    assert!(networks.is_empty(), "the network left behind: {networks:?}");
 }

@@ -164,10 +164,14 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
     match prepared {
         Ok(None) => {}
         Ok(Some((server, exe))) => {
-            let env = [
+            let mut env = vec![
                 ("GRADER_REDIS".to_string(), "url".to_string()),
                 ("REDIS_URL".to_string(), server.url().to_string()),
             ];
+            // A check's own nodes come from this process's source, not from its URL.
+            if let Ok(nodes) = server::node_source() {
+                env.push((server::NODES_VAR.to_string(), nodes.name().to_string()));
+            }
             run_all(&exe, &selected, &env, limits, jobs, |i, f| {
                 show(i, f, &mut out)
             });

@@ -157,9 +157,19 @@ impl Cluster {
         self.lease.nodes().nodes()[i].pid()
     }
 
-    /// The loopback port node `i` listens on.
+    /// The port the grader reaches node `i` at.
     pub fn port(&self, i: usize) -> u16 {
         self.lease.nodes().nodes()[i].port()
+    }
+
+    /// The host and port the grader reaches node `i` at.
+    pub fn address(&self, i: usize) -> (String, u16) {
+        self.lease.nodes().nodes()[i].address()
+    }
+
+    /// Node `i`'s container id, when the nodes are containers.
+    pub fn container(&self, i: usize) -> Option<String> {
+        self.lease.nodes().nodes()[i].container().map(str::to_owned)
     }
 
     /// Time passes for everyone (a client waits, or is paused).
@@ -178,21 +188,21 @@ impl Cluster {
         self.seats[i].delay_ms = ms;
     }
 
-    /// Stops node `i`'s process (`SIGSTOP`).
+    /// Stops node `i` where it is (`SIGSTOP`, `docker pause`).
     pub fn pause(&mut self, i: usize) -> Result<(), GradeError> {
         // Its keys first reach the time at which it stops.
         self.catch_up(i)?;
-        self.lease.nodes().node(i).pause();
+        self.lease.nodes().node(i).pause()?;
         Ok(())
     }
 
-    /// Lets node `i`'s process go on (`SIGCONT`); its clock catches up with the time it missed.
+    /// Lets node `i` go on (`SIGCONT`, `docker unpause`); its clock catches up with the time it missed.
     pub fn resume(&mut self, i: usize) -> Result<(), GradeError> {
-        self.lease.nodes().node(i).resume();
+        self.lease.nodes().node(i).resume()?;
         self.catch_up(i)
     }
 
-    /// Kills node `i` (`SIGKILL`); it stays down until [`Cluster::restart_after`].
+    /// Kills node `i` (`SIGKILL`, `docker kill`); it stays down until [`Cluster::restart_after`].
     pub fn kill(&mut self, i: usize) {
         self.lease.nodes().node(i).kill();
         let seat = &mut self.seats[i];

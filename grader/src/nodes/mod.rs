@@ -1,26 +1,37 @@
 //! Several independent Redis nodes, and the faults that really happen to them.
 //!
 //! Redlock runs against N independent primaries (the course uses five). To show what it survives
-//! and what breaks it, the grader needs nodes it can hurt: a node the operating system stops
-//! (`SIGSTOP`, as a long pause or a swapped-out machine would) and continues, a node killed and
-//! started again without persistence, so that it comes back empty, and the same restart held back
-//! for the longest TTL, as antirez proposes. These are real `redis-server` processes on loopback,
-//! started by the process source ([`crate::server`]) under the same watchdog, so none outlives
-//! the test process, however it ends.
+//! and what breaks it, the grader needs nodes it can hurt: a node stopped where it is (as a long
+//! pause or a swapped-out machine would stop it) and continued, a node killed and started again
+//! without persistence, so that it comes back empty, and the same restart held back for the
+//! longest TTL, as antirez proposes. The nodes come from the source that starts the grader's
+//! servers ([`crate::server::node_source`]), and a [`Node`] hides which:
 //!
-//! The [`NodeSet`] here owns the processes and applies faults; [`cluster`] runs one scenario on
+//! | source    | a node is                                  | pause / resume        | kill          | restart |
+//! |-----------|--------------------------------------------|-----------------------|---------------|---------|
+//! | process   | `redis-server` on loopback ([`process`])   | `SIGSTOP` / `SIGCONT` | `SIGKILL`     | a fresh server on the same port |
+//! | container | a container on a private Docker network ([`container`], [`network`]) | `docker pause` / `docker unpause` | `docker kill` | the same container started again, at the same address |
+//!
+//! Either way none outlives the test process, however it ends: the process source's watchdog
+//! stops a process, an exit handler or the next run's sweep removes a container and the network.
+//!
+//! The [`NodeSet`] here owns the nodes and applies faults; [`cluster`] runs one scenario on
 //! them, on virtual time, with a clock of its own for each node, and [`wire`] is the connection
 //! a Redlock under test gets to each node. One test process starts its nodes once and lends them
 //! to one [`cluster::Cluster`] at a time: a fault in one scenario cannot reach another.
 
 pub mod cluster;
+mod container;
+mod network;
+mod process;
 pub mod wire;
 
-use std::net::TcpStream;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, Instant};
 
-use crate::server::{RedisServer, ServerError, process};
+use crate::server::{NodeSource, ServerError, node_source};
+
+use container::ContainerNode;
+use process::ProcessNode;
 
 pub use cluster::{Cluster, SharedCluster};
 pub use wire::NodeWire;
@@ -28,58 +39,81 @@ pub use wire::NodeWire;
 /// How many nodes Redlock runs on in this course.
 pub const NODES: usize = 5;
 
-/// How long a killed node may take to let go of its port.
-const EXIT_TIMEOUT: Duration = Duration::from_secs(5);
-
 /// What a node is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Health {
     /// Running and answering.
     Up,
-    /// Stopped by `SIGSTOP`: it holds its connections and its data, and answers nothing.
+    /// Stopped where it is (`SIGSTOP`, `docker pause`): it holds its connections and its data,
+    /// and answers nothing.
     Paused,
-    /// Killed: no process, no data.
+    /// Killed: no server, no data.
     Down,
 }
 
-/// One `redis-server` process and what has been done to it.
+/// What a node runs on.
+#[derive(Debug)]
+enum Backend {
+    Process(ProcessNode),
+    Container(ContainerNode),
+}
+
+/// One Redis node and what has been done to it.
 #[derive(Debug)]
 pub struct Node {
-    server: Option<RedisServer>,
-    port: u16,
-    pid: i32,
+    backend: Backend,
     health: Health,
     /// How many times the node was started: a connection opened before a restart is dead.
     generation: u64,
+    /// A kill that did not happen as it should: the node cannot be trusted to come back empty.
+    fault: Option<ServerError>,
 }
 
 impl Node {
-    pub(crate) fn start(port: Option<u16>) -> Result<Node, ServerError> {
-        let server = process::start_process_on(port)?;
-        let port = port_of(server.url());
-        let pid = pid_of(&server)?;
-        Ok(Node {
-            server: Some(server),
-            port,
-            pid,
+    fn new(backend: Backend) -> Node {
+        Node {
+            backend,
             health: Health::Up,
             generation: 0,
-        })
+            fault: None,
+        }
     }
 
-    /// The node's URL, e.g. `redis://127.0.0.1:40001`.
+    /// The node's URL, e.g. `redis://127.0.0.1:40001`, or `redis://172.18.0.2:6379` for a
+    /// container reached on its network.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        let (host, port) = self.address();
+        format!("redis://{host}:{port}")
     }
 
-    /// The loopback port the node listens on, the same across restarts.
+    /// The host and port the grader reaches the node at, the same across restarts.
+    pub fn address(&self) -> (String, u16) {
+        match &self.backend {
+            Backend::Process(node) => ("127.0.0.1".to_owned(), node.port()),
+            Backend::Container(node) => node.reach(),
+        }
+    }
+
+    /// The port the grader reaches the node at (see [`Node::address`] for the host).
     pub fn port(&self) -> u16 {
-        self.port
+        self.address().1
     }
 
-    /// The address another node uses to reach this one, e.g. for `REPLICAOF`.
+    /// The host and port another node uses to reach this one (for `REPLICAOF`): loopback and
+    /// its port for a process, its address on the private network and 6379 for a container.
     pub fn peer_address(&self) -> (String, u16) {
-        ("127.0.0.1".into(), self.port)
+        match &self.backend {
+            Backend::Process(node) => ("127.0.0.1".to_owned(), node.port()),
+            Backend::Container(node) => node.peer_address(),
+        }
+    }
+
+    /// The node's container id, when the nodes are containers.
+    pub fn container(&self) -> Option<&str> {
+        match &self.backend {
+            Backend::Process(_) => None,
+            Backend::Container(node) => Some(node.id()),
+        }
     }
 
     /// What the node is doing.
@@ -92,79 +126,82 @@ impl Node {
         self.generation
     }
 
-    /// The process id of the running `redis-server` (that of the last one, when down).
+    /// The process id of the node's `redis-server` on this host (that of the last one, when a
+    /// process node is down; 0 when a container node is).
     pub fn pid(&self) -> i32 {
-        self.pid
+        match &self.backend {
+            Backend::Process(node) => node.pid(),
+            Backend::Container(node) => node.pid(),
+        }
     }
 
     /// Opens a connection to the node, with the grader's time-outs.
     pub fn connect(&self) -> Result<redis::Connection, ServerError> {
-        match &self.server {
-            Some(server) => server.connect(),
-            None => Err(ServerError::Connect {
-                url: self.url(),
-                cause: "the node is down".to_owned(),
-            }),
-        }
+        let url = self.url();
+        let cause = match self.health {
+            Health::Down => "the node is down".to_owned(),
+            _ => match crate::server::connect_url(&url) {
+                Ok(con) => return Ok(con),
+                Err(cause) => cause,
+            },
+        };
+        Err(ServerError::Connect { url, cause })
     }
 
-    /// Stops the process where it is (`SIGSTOP`), and returns once it has stopped.
-    pub fn pause(&mut self) {
+    /// Stops the node where it is, and returns once it has stopped.
+    pub fn pause(&mut self) -> Result<(), ServerError> {
         if self.health == Health::Up {
-            signal(self.pid, libc::SIGSTOP);
-            self.health = Health::Paused;
-            // The signal is delivered asynchronously; where /proc tells, wait for the stop.
-            let stat = format!("/proc/{}/stat", self.pid);
-            let deadline = Instant::now() + EXIT_TIMEOUT;
-            while Instant::now() < deadline {
-                match std::fs::read_to_string(&stat) {
-                    Ok(text)
-                        if !text
-                            .rsplit(')')
-                            .next()
-                            .is_some_and(|r| r.trim_start().starts_with('T')) =>
-                    {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    _ => break,
-                }
+            match &self.backend {
+                Backend::Process(node) => node.pause(),
+                Backend::Container(node) => node.pause()?,
             }
+            self.health = Health::Paused;
         }
+        Ok(())
     }
 
-    /// Lets a paused process go on (`SIGCONT`).
-    pub fn resume(&mut self) {
+    /// Lets a paused node go on.
+    pub fn resume(&mut self) -> Result<(), ServerError> {
         if self.health == Health::Paused {
-            signal(self.pid, libc::SIGCONT);
+            match &self.backend {
+                Backend::Process(node) => node.resume(),
+                Backend::Container(node) => node.resume()?,
+            }
             self.health = Health::Up;
         }
+        Ok(())
     }
 
-    /// Kills the process (`SIGKILL`): it loses everything it held, as it runs without
-    /// persistence. Returns once its port is closed.
+    /// Kills the node's server (`SIGKILL`): it loses everything it held, as it runs without
+    /// persistence. Returns once it has stopped. Should the engine fail to kill a container, the
+    /// node counts as down all the same, and its restart says why it cannot be trusted.
     pub fn kill(&mut self) {
         if self.health == Health::Down {
             return;
         }
-        signal(self.pid, libc::SIGKILL);
-        // A stopped process dies of SIGKILL too; the continue is for good measure.
-        signal(self.pid, libc::SIGCONT);
-        self.server = None;
-        self.health = Health::Down;
-        let deadline = Instant::now() + EXIT_TIMEOUT;
-        while TcpStream::connect(("127.0.0.1", self.port)).is_ok() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
+        match &mut self.backend {
+            Backend::Process(node) => node.kill(),
+            Backend::Container(node) => {
+                if let Err(e) = node.kill() {
+                    self.fault.get_or_insert(e);
+                }
+            }
         }
+        self.health = Health::Down;
     }
 
-    /// Starts a killed node again on its port, empty. A running node is left alone.
+    /// Starts a killed node again at its address, empty. A running node is left alone.
     pub fn restart(&mut self) -> Result<(), ServerError> {
+        if let Some(fault) = &self.fault {
+            return Err(fault.clone());
+        }
         if self.health != Health::Down {
             return Ok(());
         }
-        let mut fresh = Node::start(Some(self.port))?;
-        self.server = fresh.server.take();
-        self.pid = fresh.pid;
+        match &mut self.backend {
+            Backend::Process(node) => node.restart()?,
+            Backend::Container(node) => node.restart()?,
+        }
         self.health = Health::Up;
         self.generation += 1;
         Ok(())
@@ -172,48 +209,19 @@ impl Node {
 
     /// Brings the node back to running, whatever was done to it.
     fn heal(&mut self) -> Result<(), ServerError> {
-        self.resume();
+        self.resume()?;
         self.restart()
     }
 }
 
 impl Drop for Node {
     fn drop(&mut self) {
-        // A paused server would never act on the watchdog's stop.
-        self.resume();
-    }
-}
-
-/// The port of a `redis://127.0.0.1:PORT` URL.
-fn port_of(url: &str) -> u16 {
-    url.rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_default()
-}
-
-/// The server's process id, as its `INFO server` reports it.
-fn pid_of(server: &RedisServer) -> Result<i32, ServerError> {
-    let unusable = |cause: String| ServerError::Connect {
-        url: server.url().to_owned(),
-        cause,
-    };
-    let mut con = server.connect()?;
-    let info: String = redis::cmd("INFO")
-        .arg("server")
-        .query(&mut con)
-        .map_err(|e| unusable(format!("INFO server failed: {e}")))?;
-    info.lines()
-        .find_map(|line| line.strip_prefix("process_id:"))
-        .and_then(|pid| pid.trim().parse().ok())
-        .ok_or_else(|| unusable("INFO server names no process_id".to_owned()))
-}
-
-fn signal(pid: i32, signal: libc::c_int) {
-    if pid > 0 {
-        // SAFETY: kill(2) on a pid this process started; a pid that has gone is harmless (ESRCH).
-        unsafe {
-            libc::kill(pid, signal);
+        // A paused process would never act on the watchdog's stop; a container node removes
+        // its container when dropped, paused or not.
+        if let Backend::Process(node) = &self.backend
+            && self.health == Health::Paused
+        {
+            node.resume();
         }
     }
 }
@@ -225,12 +233,35 @@ pub struct NodeSet {
 }
 
 impl NodeSet {
-    /// Starts `n` nodes, each on a free loopback port.
+    /// Starts `n` nodes from this process's node source ([`node_source`]).
     pub fn start(n: usize) -> Result<NodeSet, ServerError> {
-        let nodes = (0..n)
-            .map(|_| Node::start(None))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(NodeSet { nodes })
+        NodeSet::start_from(n, &node_source()?)
+    }
+
+    /// Starts `n` nodes from `source`: processes each on a free loopback port, or containers on
+    /// the run's private network.
+    pub fn start_from(n: usize, source: &NodeSource) -> Result<NodeSet, ServerError> {
+        let nodes = match source {
+            NodeSource::Process => (0..n)
+                .map(|_| ProcessNode::start(None).map(Backend::Process))
+                .collect::<Result<Vec<_>, _>>()?,
+            NodeSource::Container { image } => ContainerNode::start_all(n, image)?
+                .into_iter()
+                .map(Backend::Container)
+                .collect(),
+        };
+        Ok(NodeSet {
+            nodes: nodes.into_iter().map(Node::new).collect(),
+        })
+    }
+
+    /// The first two nodes, apart (a primary and its replica); a set of fewer is a bug here.
+    pub fn into_pair(self) -> [Node; 2] {
+        let mut nodes = self.nodes.into_iter();
+        match (nodes.next(), nodes.next()) {
+            (Some(first), Some(second)) => [first, second],
+            _ => panic!("into_pair on a set of fewer than two nodes"),
+        }
     }
 
     /// The nodes, in order.

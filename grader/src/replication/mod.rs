@@ -3,9 +3,10 @@
 //! Redis replicates asynchronously: the primary answers a write at once and passes it on to its
 //! replicas afterwards. When the primary dies in between and a replica is promoted in its place,
 //! as Sentinel does, the write is gone although the client was told `OK`. This module holds two
-//! real `redis-server` processes on loopback ([`Node`]s from the same watchdog'd source as
-//! Redlock's), the second a `REPLICAOF` the first, and plays on them what such a story needs:
-//! the replica cut off (stopped with `SIGSTOP`, and the primary dropping its link, so that what
+//! real Redis nodes ([`Node`]s from the same source as Redlock's: `redis-server` processes on
+//! loopback, or containers on the run's private network), the second a `REPLICAOF` the first,
+//! and plays on them what such a story needs: the replica cut off (stopped, with `SIGSTOP` or
+//! `docker pause`, and the primary dropping its link, so that what
 //! the primary acknowledges from then on reaches no replica), the primary killed, the replica
 //! promoted (`REPLICAOF NO ONE`), the old primary back, empty, as the new one's replica, and a
 //! replica restarted empty, as one without persistence comes back.
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 use redis::Connection;
 
 use crate::error::GradeError;
-use crate::nodes::{Health, Node};
+use crate::nodes::{Health, Node, NodeSet};
 use crate::server::ServerError;
 use crate::timeline::{NodeHealth, NodeRole};
 
@@ -64,8 +65,9 @@ pub fn lease() -> Result<MutexGuard<'static, Pair>, GradeError> {
 
 impl Pair {
     fn start() -> Result<Pair, ServerError> {
+        let [first, second] = NodeSet::start(2)?.into_pair();
         Ok(Pair {
-            nodes: [Node::start(None)?, Node::start(None)?],
+            nodes: [first, second],
             primary: 0,
             linked: false,
         })
@@ -75,7 +77,7 @@ impl Pair {
     /// and in step.
     pub fn heal(&mut self) -> Result<(), GradeError> {
         for node in &mut self.nodes {
-            node.resume();
+            node.resume()?;
             node.restart()?;
         }
         let mut first = self.nodes[0].connect()?;
@@ -135,12 +137,12 @@ impl Pair {
     }
 
     /// Cuts the replica off: once it has everything the primary wrote so far, it is stopped
-    /// (`SIGSTOP`) and the primary drops its link. What the primary acknowledges from now on
+    /// (`SIGSTOP`, or `docker pause`) and the primary drops its link. What the primary acknowledges from now on
     /// reaches no replica, and the replica cannot ask for it again.
     pub fn cut_off_replica(&mut self) -> Result<(), GradeError> {
         let replica = self.replica();
         self.in_step(replica)?;
-        self.nodes[replica].pause();
+        self.nodes[replica].pause()?;
         let mut primary = self.connect_primary()?;
         redis::cmd("CLIENT")
             .arg("KILL")
@@ -178,7 +180,7 @@ impl Pair {
     /// stopped, stops copying (`REPLICAOF NO ONE`) and takes writes with what it has.
     pub fn promote(&mut self) -> Result<(), GradeError> {
         let replica = self.replica();
-        self.nodes[replica].resume();
+        self.nodes[replica].resume()?;
         let mut con = self.nodes[replica].connect()?;
         redis::cmd("REPLICAOF")
             .arg("NO")
@@ -193,7 +195,7 @@ impl Pair {
     /// was killed, then linked and in step.
     pub fn rejoin(&mut self) -> Result<(), GradeError> {
         let replica = self.replica();
-        self.nodes[replica].resume();
+        self.nodes[replica].resume()?;
         self.nodes[replica].restart()?;
         self.follow(replica)
     }

@@ -1,5 +1,7 @@
 //! The container source: Redis from a Docker image, started for this test process and removed
-//! when it ends.
+//! when it ends. Redlock's container nodes (`crate::nodes`) are asked for and started the same
+//! way ([`redis_request`], [`start_request`]), so they share the image, the persistence off, the
+//! owner labels and the sweep.
 //!
 //! The image is `REDIS_IMAGE`, or [`DEFAULT_IMAGE`]; testcontainers pulls it only when the engine
 //! does not have it. An image that is neither here nor pullable (no registry answers) is a
@@ -25,7 +27,7 @@ use testcontainers::bollard::models::PortBinding;
 use testcontainers::core::error::{ClientError, TestcontainersError};
 use testcontainers::core::{IntoContainerPort, WaitFor};
 use testcontainers::runners::SyncRunner;
-use testcontainers::{Container, GenericImage, ImageExt};
+use testcontainers::{Container, ContainerRequest, GenericImage, ImageExt};
 
 use super::owner::{self, Owner};
 use super::probe::{self, ProbeError};
@@ -46,21 +48,27 @@ static CONTAINER: Mutex<Option<Container<GenericImage>>> = Mutex::new(None);
 static LEASE: Mutex<Option<redis::Connection>> = Mutex::new(None);
 
 pub(super) fn start_container() -> Result<RedisServer, ServerError> {
-    // testcontainers' blocking API drives its own Tokio runtime, which cannot start inside
-    // another one: a thread of our own keeps this callable from async code too.
+    off_runtime(start_container_here)
+}
+
+/// Runs `work` on a thread of its own: testcontainers' blocking API and [`docker_call`] drive
+/// Tokio runtimes of their own, which cannot start inside another one, so this keeps the Docker
+/// calls callable from async code too.
+pub(crate) fn off_runtime<T: Send>(
+    work: impl FnOnce() -> Result<T, ServerError> + Send,
+) -> Result<T, ServerError> {
     std::thread::scope(|scope| {
-        scope
-            .spawn(start_container_here)
-            .join()
-            .unwrap_or_else(|_| {
-                Err(ServerError::DockerUnavailable {
-                    cause: "the Docker client panicked".to_owned(),
-                })
+        scope.spawn(work).join().unwrap_or_else(|_| {
+            Err(ServerError::DockerUnavailable {
+                cause: "the Docker client panicked".to_owned(),
             })
+        })
     })
 }
 
-fn start_container_here() -> Result<RedisServer, ServerError> {
+/// Checks that the engine answers and removes what killed runs left (see [`sweep`](super::sweep)),
+/// before this run starts containers of its own.
+pub(crate) fn prepare_engine() -> Result<(), ServerError> {
     docker_check()?;
     // Best effort: a failure to clean up after an earlier run must not stop this one.
     if let Err(e) = remove_stale_containers() {
@@ -68,16 +76,19 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
             "could not remove containers left by killed runs: {e}"
         ));
     }
+    Ok(())
+}
 
-    let image = env_nonempty("REDIS_IMAGE").unwrap_or_else(|| DEFAULT_IMAGE.to_owned());
-    let (name, tag) = split_image(&image);
-    let local_engine = engine_is_local();
-    let failed = |cause: String, remedy: String| ServerError::ContainerFailed {
-        image: image.clone(),
-        cause,
-        remedy,
-    };
+/// The image the container source starts: `REDIS_IMAGE`, or [`DEFAULT_IMAGE`].
+pub(crate) fn image_name() -> String {
+    env_nonempty("REDIS_IMAGE").unwrap_or_else(|| DEFAULT_IMAGE.to_owned())
+}
 
+/// How every Redis container of the grader is asked for (the shared server and Redlock's
+/// nodes): persistence off, labelled with this run for the sweep, and, on a local engine,
+/// published on the loopback interface only.
+pub(crate) fn redis_request(image: &str) -> ContainerRequest<GenericImage> {
+    let (name, tag) = split_image(image);
     let mut request = GenericImage::new(name, tag)
         .with_exposed_port(6379.tcp())
         .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
@@ -96,7 +107,7 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
     for (label, value) in Owner::this_process().labels() {
         request = request.with_label(label, value);
     }
-    if local_engine {
+    if engine_is_local() {
         // A server without a password must not be reachable from the network: publish it on
         // the loopback interface only (testcontainers would publish on all of them).
         request = request.with_host_config_modifier(|host_config| {
@@ -110,22 +121,42 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
             )]));
         });
     }
+    request
+}
 
-    let container = request.start().map_err(|e| match &e {
+/// Starts `request` for a container from `image`, or says why it did not start and what to do.
+pub(crate) fn start_request(
+    image: &str,
+    request: ContainerRequest<GenericImage>,
+) -> Result<Container<GenericImage>, ServerError> {
+    request.start().map_err(|e| match &e {
         TestcontainersError::Client(ClientError::PullImage { .. }) => {
             ServerError::ImageUnavailable {
-                image: image.clone(),
+                image: image.to_owned(),
                 cause: e.to_string(),
-                remedy: image_remedy(&image),
+                remedy: image_remedy(image),
             }
         }
-        _ => failed(
-            e.to_string(),
-            "Check the image (REDIS_IMAGE) and the Docker engine, or set GRADER_REDIS=process \
-             to use a local redis-server"
+        _ => ServerError::ContainerFailed {
+            image: image.to_owned(),
+            cause: e.to_string(),
+            remedy: "Check the image (REDIS_IMAGE) and the Docker engine, or set \
+                     GRADER_REDIS=process to use a local redis-server"
                 .to_owned(),
-        ),
-    })?;
+        },
+    })
+}
+
+fn start_container_here() -> Result<RedisServer, ServerError> {
+    prepare_engine()?;
+    let image = image_name();
+    let local_engine = engine_is_local();
+    let failed = |cause: String, remedy: String| ServerError::ContainerFailed {
+        image: image.clone(),
+        cause,
+        remedy,
+    };
+    let container = start_request(&image, redis_request(&image))?;
     let id = container.id().to_owned();
     // From here on the container exists: hand it to the exit handler before anything can fail.
     register_exit_handler();
@@ -188,6 +219,14 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
 /// Opens the connection that marks this run alive (see [`owner`]); without it, a sweep from
 /// another pid namespace keeps the container, so a failure is only a note.
 fn take_lease(url: &str) {
+    if let Some(connection) = lease_connection(url) {
+        *LEASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection);
+    }
+}
+
+/// A connection to the Redis at `url` named as this run's lease (see [`owner`]), to be held for
+/// as long as the container should live; `None`, with a note, when it cannot be opened.
+pub(crate) fn lease_connection(url: &str) -> Option<redis::Connection> {
     let name = owner::lease_name(owner::run_id());
     let lease = probe::connect_to(url).and_then(|mut connection| {
         redis::cmd("CLIENT")
@@ -197,10 +236,9 @@ fn take_lease(url: &str) {
             .map(|()| connection)
             .map_err(|e| e.to_string())
     });
-    match lease {
-        Ok(connection) => *LEASE.lock().unwrap_or_else(|e| e.into_inner()) = Some(connection),
-        Err(e) => note(&format!("could not mark the container as this run's: {e}")),
-    }
+    lease
+        .map_err(|e| note(&format!("could not mark the container as this run's: {e}")))
+        .ok()
 }
 
 fn image_remedy(image: &str) -> String {
@@ -232,7 +270,7 @@ fn split_image(image: &str) -> (String, String) {
 
 /// Whether the engine is on this machine, where loopback publishing reaches it. An engine
 /// elsewhere (`DOCKER_HOST=tcp://…`) keeps testcontainers' default publishing.
-pub(super) fn engine_is_local() -> bool {
+pub(crate) fn engine_is_local() -> bool {
     env_nonempty("DOCKER_HOST").is_none_or(|host| host.starts_with("unix://"))
 }
 
@@ -241,7 +279,7 @@ fn short_id(id: &str) -> &str {
 }
 
 /// Runs a future against the Docker engine on a runtime of its own, within a time bound.
-pub(super) fn docker_call<T, F>(
+pub(crate) fn docker_call<T, F>(
     call: impl FnOnce(testcontainers::bollard::Docker) -> F,
 ) -> Result<T, String>
 where

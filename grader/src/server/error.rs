@@ -38,6 +38,16 @@ pub enum ServerError {
         value: String,
     },
 
+    /// `GRADER_NODES` holds a value other than `container` or `process`.
+    #[error(
+        "GRADER_NODES={value:?} is not a source for Redlock's nodes: use container or process, \
+         or unset it to let the nodes follow GRADER_REDIS"
+    )]
+    BadNodesChoice {
+        /// The value found.
+        value: String,
+    },
+
     /// `GRADER_REDIS=url` without a `REDIS_URL`.
     #[error("GRADER_REDIS=url, but REDIS_URL is not set: set REDIS_URL=redis://HOST:PORT")]
     UrlMissing,

@@ -30,7 +30,16 @@
 //! | `REDIS_URL`    | a Redis 7+ server to use as it is, e.g. `redis://127.0.0.1:6379`    |
 //! | `REDIS_IMAGE`  | the image for the container source (default [`DEFAULT_IMAGE`])      |
 //! | `REDIS_SERVER` | the `redis-server` for the process source (default: the one on `PATH`) |
+//! | `GRADER_NODES` | `container` or `process`: where Redlock's nodes come from          |
 //! | `DOCKER_HOST`  | the Docker engine, read by testcontainers as by the `docker` CLI    |
+//!
+//! Redlock's five nodes ([`crate::nodes`]) are servers the grader starts itself, so they follow the
+//! source that starts servers ([`node_source`]): containers on a private Docker network when
+//! `GRADER_REDIS=container`, `redis-server` processes on loopback when `GRADER_REDIS=process`,
+//! and otherwise (no forcing, or `url`, whose one server cannot be five) containers when a Docker
+//! engine answers and has the image, else processes. `GRADER_NODES=container|process` overrides
+//! this: the harness sets it for the checks it runs, which get its server as a `REDIS_URL`, so
+//! that their nodes come from the harness's source.
 //!
 //! Whatever was started must not outlive the test process, whether it exits or is killed: each
 //! source module says how. The module is Unix-only (it relies on `sh`, `atexit` and signals).
@@ -51,7 +60,13 @@ pub use container::{docker_available, image_present};
 pub use error::ServerError;
 pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
-pub use sweep::{containers_owned_by, remove_stale_containers};
+pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
+
+pub(crate) use container::{
+    docker_call, engine_is_local, lease_connection, off_runtime, prepare_engine, redis_request,
+    start_request,
+};
+pub(crate) use owner::{network_labels, run_id};
 
 use probe::{ProbeError, connect_to, probe, redact};
 use process::ProcessGuard;
@@ -169,6 +184,71 @@ pub fn shared() -> Result<&'static RedisServer, ServerError> {
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// Where Redlock's nodes come from (see [`crate::nodes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeSource {
+    /// Containers from `image`, on a private Docker network of this run.
+    Container {
+        /// The image, as `REDIS_IMAGE` or [`DEFAULT_IMAGE`] names it.
+        image: String,
+    },
+    /// `redis-server` processes on loopback, under the process source's watchdog.
+    Process,
+}
+
+impl NodeSource {
+    /// The source's name as `GRADER_NODES` spells it: `container` or `process`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            NodeSource::Container { .. } => "container",
+            NodeSource::Process => "process",
+        }
+    }
+}
+
+/// The variable that names where Redlock's nodes come from, overriding `GRADER_REDIS`; the
+/// harness sets it for the checks it runs.
+pub const NODES_VAR: &str = "GRADER_NODES";
+
+/// Where this test process's Redlock nodes come from, decided on the first call (see the module
+/// documentation). Asks nothing of Docker when a variable forces the answer.
+pub fn node_source() -> Result<NodeSource, ServerError> {
+    static SOURCE: OnceLock<Result<NodeSource, ServerError>> = OnceLock::new();
+    SOURCE.get_or_init(choose_nodes).clone()
+}
+
+fn choose_nodes() -> Result<NodeSource, ServerError> {
+    let container = || NodeSource::Container {
+        image: container::image_name(),
+    };
+    if let Some(value) = env_nonempty(NODES_VAR) {
+        return match value.trim() {
+            "container" => Ok(container()),
+            "process" => Ok(NodeSource::Process),
+            _ => Err(ServerError::BadNodesChoice { value }),
+        };
+    }
+    let forced = std::env::var("GRADER_REDIS").unwrap_or_default();
+    match forced.trim() {
+        "container" => Ok(container()),
+        "process" => Ok(NodeSource::Process),
+        // As the automatic choice of the one server: a container when Docker can start one from
+        // an image it has (five pulls are not tried), else a local redis-server.
+        "url" | "" | "auto" => {
+            let image = container::image_name();
+            let usable = docker_available().is_ok() && image_present(&image).is_ok_and(|here| here);
+            Ok(if usable {
+                container()
+            } else {
+                NodeSource::Process
+            })
+        }
+        other => Err(ServerError::BadChoice {
+            value: other.to_owned(),
+        }),
+    }
 }
 
 /// Opens a connection to `url` with [`CONNECT_TIMEOUT`] and [`IO_TIMEOUT`], or says why it

@@ -26,6 +26,9 @@ pub(super) const LABEL_HOST: &str = "redis-course.grader.owner-host";
 pub(super) const LABEL_PID_NS: &str = "redis-course.grader.owner-pid-ns";
 pub(super) const LABEL_STARTED: &str = "redis-course.grader.owner-started";
 pub(super) const LABEL_RUN: &str = "redis-course.grader.owner-run";
+/// When a network was created, in seconds since the epoch. A network holds no Redis, so no lease:
+/// an owner that its pid cannot judge has let go of it once it is past its start-up and empty.
+pub(super) const LABEL_CREATED: &str = "redis-course.grader.created";
 
 /// How long a lease check may wait for a container's Redis.
 const LEASE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -74,6 +77,21 @@ impl Owner {
         labels.extend(optional.into_iter().filter_map(|(k, v)| Some((k, v?))));
         labels
     }
+}
+
+/// The labels of a Docker network this process creates (Redlock's nodes live on one): its
+/// owner's, as a container's, and the time it was created.
+pub(crate) fn network_labels() -> std::collections::HashMap<String, String> {
+    let created = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    Owner::this_process()
+        .labels()
+        .into_iter()
+        .chain([(LABEL_CREATED, created.to_string())])
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
 }
 
 /// What this process can see of another process by its pid.
@@ -149,7 +167,7 @@ pub(super) fn lease_held(url: &str, run: &str) -> Option<bool> {
 }
 
 /// A random id for this run, the same for every container it starts.
-pub(super) fn run_id() -> &'static str {
+pub(crate) fn run_id() -> &'static str {
     static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     RUN.get_or_init(|| {
         let mut bytes = [0u8; 8];

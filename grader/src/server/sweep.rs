@@ -1,16 +1,22 @@
-//! Removing the containers that killed runs left behind.
+//! Removing the containers and networks that killed runs left behind.
 //!
 //! Every container start first lists this host's grader containers and removes those whose owner
 //! run is gone, as [`owner`] tells it: by pid where the owner shared this process's pid namespace,
 //! else by the lease the owner held on its container's Redis. A container that is still starting,
-//! or whose owner cannot be judged, is kept.
+//! or whose owner cannot be judged, is kept. Then come the private networks of Redlock's nodes
+//! (`crate::nodes`), labelled alike: a network whose owner is gone goes too, and one whose owner
+//! cannot be judged by pid goes once it is past its start-up and no container is on it (a live
+//! run keeps its nodes on its network until it ends).
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use testcontainers::bollard::errors::Error as DockerError;
+use testcontainers::bollard::models::Network;
 use testcontainers::bollard::models::{ContainerSummary, ContainerSummaryStateEnum};
 use testcontainers::bollard::query_parameters::{
-    ListContainersOptionsBuilder, RemoveContainerOptionsBuilder,
+    InspectNetworkOptions, ListContainersOptionsBuilder, ListNetworksOptionsBuilder,
+    RemoveContainerOptionsBuilder,
 };
 
 use super::ServerError;
@@ -29,9 +35,19 @@ pub fn containers_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
         .collect())
 }
 
+/// Names of the grader's networks (those of Redlock's nodes) created by process `owner_pid` on
+/// this host.
+pub fn networks_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
+    Ok(grader_networks()?
+        .into_iter()
+        .filter(|(_, network)| network_owner(network).pid == Some(owner_pid))
+        .map(|(name, _)| name)
+        .collect())
+}
+
 /// Removes the grader's containers on this host whose owner run is gone (see the owner labels in
-/// `server/owner.rs`), and returns their ids. Starting a container does this first; it is public
-/// for tools and tests.
+/// `server/owner.rs`), then the networks such runs left, and returns the containers' ids.
+/// Starting a container does this first; it is public for tools and tests.
 pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
     let my_ns = owner::pid_namespace();
     let stale: Vec<String> = grader_containers()?
@@ -59,7 +75,92 @@ pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
             cause: format!("removing a stale container failed: {cause}"),
         })?;
     }
+    remove_stale_networks(my_ns.as_deref())?;
     Ok(stale)
+}
+
+/// Removes the networks whose owner is gone, or, when its pid cannot tell, that are past their
+/// start-up and empty. A network that still has a container (of a live run in another pid
+/// namespace, or one the engine is still taking down) is left for a later sweep.
+fn remove_stale_networks(my_ns: Option<&str>) -> Result<(), ServerError> {
+    for (name, network) in grader_networks()? {
+        let owner = network_owner(&network);
+        let stale = match owner::judge_by_pid(&owner, my_ns, owner::look) {
+            Judgement::Gone => true,
+            Judgement::Alive => false,
+            Judgement::Unknown => past_start_up(&network) && is_empty(&name),
+        };
+        if !stale {
+            continue;
+        }
+        let removed = docker_call(|docker| {
+            let name = name.clone();
+            async move {
+                match docker.remove_network(&name).await {
+                    // In use (409) or already gone (404): nothing to do now.
+                    Err(DockerError::DockerResponseServerError {
+                        status_code: 404 | 409,
+                        ..
+                    }) => Ok(()),
+                    other => other,
+                }
+            }
+        });
+        removed.map_err(|cause| ServerError::DockerUnavailable {
+            cause: format!("removing the stale network {name} failed: {cause}"),
+        })?;
+    }
+    Ok(())
+}
+
+fn network_owner(network: &Network) -> Owner {
+    network
+        .labels
+        .as_ref()
+        .map(Owner::from_labels)
+        .unwrap_or_default()
+}
+
+/// Whether a network was created longer than [`LEASE_GRACE`] ago, by its label.
+fn past_start_up(network: &Network) -> bool {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs();
+    network
+        .labels
+        .as_ref()
+        .and_then(|labels| labels.get(owner::LABEL_CREATED))
+        .and_then(|created| created.parse::<u64>().ok())
+        .is_some_and(|created| now.saturating_sub(created) >= LEASE_GRACE.as_secs())
+}
+
+/// Whether no container is on the network `name` (false when the engine cannot say).
+fn is_empty(name: &str) -> bool {
+    let name = name.to_owned();
+    docker_call(|docker| async move {
+        docker
+            .inspect_network(&name, None::<InspectNetworkOptions>)
+            .await
+    })
+    .is_ok_and(|inspect| inspect.containers.is_none_or(|c| c.is_empty()))
+}
+
+/// (name, summary) of every grader network of this host.
+fn grader_networks() -> Result<Vec<(String, Network)>, ServerError> {
+    let host_filter = format!("{}={}", owner::LABEL_HOST, owner::host_name());
+    let networks = docker_call(|docker| async move {
+        let filters = HashMap::from([("label", vec![host_filter.as_str()])]);
+        let options = ListNetworksOptionsBuilder::new().filters(&filters).build();
+        docker.list_networks(Some(options)).await
+    })
+    .map_err(|cause| ServerError::DockerUnavailable {
+        cause: format!("listing networks failed: {cause}"),
+    })?;
+    Ok(networks
+        .into_iter()
+        .filter_map(|network| Some((network.name.clone()?, network)))
+        .collect())
 }
 
 fn owner_of(summary: &ContainerSummary) -> Owner {
