@@ -407,6 +407,15 @@ pub fn named(name: &str) -> Option<&'static Check> {
     CHECKS.iter().find(|c| c.name == name)
 }
 
+/// Whether the check called `name` spends real time: the failover stories wait for real
+/// replication and for `WAIT`'s time-outs, seconds that no virtual clock can skip. The harness
+/// starts such checks first, so that they run beside the others instead of after them.
+pub fn waits_in_real_time(name: &str) -> bool {
+    name.strip_prefix("scenarios::")
+        .and_then(|story| crate::scenario::named(&story.replace('_', "-")))
+        .is_some_and(|story| story.replicated.is_some())
+}
+
 /// Turns `Err(verdict)` into an early return of that verdict.
 macro_rules! called {
     ($e:expr) => {
@@ -417,3 +426,21 @@ macro_rules! called {
     };
 }
 pub(crate) use called;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_failover_stories_wait_in_real_time() {
+        let slow: Vec<&str> = CHECKS
+            .iter()
+            .map(|c| c.name)
+            .filter(|name| waits_in_real_time(name))
+            .collect();
+        assert_eq!(
+            slow,
+            ["scenarios::failover_lost_lock", "scenarios::failover_wait"]
+        );
+    }
+}

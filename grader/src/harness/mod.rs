@@ -215,7 +215,9 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
 }
 
 /// Runs each check of `selected` in a process of its own, at most `jobs` at a
-/// time, and hands each result to `each` as it comes.
+/// time, and hands each result to `each` as it comes. Checks that spend real
+/// time ([`crate::checks::waits_in_real_time`]) start first; the others follow
+/// in their order.
 pub fn run_all(
     exe: &Path,
     selected: &[&str],
@@ -224,6 +226,10 @@ pub fn run_all(
     jobs: usize,
     mut each: impl FnMut(usize, Finished),
 ) {
+    let mut order: Vec<usize> = (0..selected.len()).collect();
+    // A stable sort: the slow ones first, everything else as listed.
+    order.sort_by_key(|&i| !crate::checks::waits_in_real_time(selected[i]));
+    let order = &order;
     let next = AtomicUsize::new(0);
     let (done, results) = mpsc::channel();
     thread::scope(|scope| {
@@ -232,10 +238,10 @@ pub fn run_all(
             let next = &next;
             scope.spawn(move || {
                 loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(check) = selected.get(index) else {
+                    let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
+                    let check = selected[index];
                     let finished = supervise::run(exe, check, env, limits);
                     if done.send((index, finished)).is_err() {
                         break;
