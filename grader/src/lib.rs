@@ -19,6 +19,8 @@
 //!   [`acl`] makes Redis itself hold scripts to the same keys;
 //! - [`nodes`] starts five Redis nodes for Redlock and hurts them on purpose (pause, kill,
 //!   restart, a clock jump, a late reply), each on a virtual clock of its own;
+//! - [`replication`] holds a primary and its replica for the failover stories: a replica cut
+//!   off, a primary killed, a replica promoted;
 //! - [`stall`] tells a stalled machine apart from a broken lock;
 //! - [`scenario`] describes the course's stories, [`run`] plays them and
 //!   records a [`timeline`], [`verdict`] names the rules a safe lock keeps,
@@ -26,7 +28,7 @@
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`model`] says what each learner function must do, and [`explore`]
 //!   plays histories drawn from a seed against it;
-//! - [`exercise`] names the five exercises once;
+//! - [`exercise`] names the eight exercises once;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;
