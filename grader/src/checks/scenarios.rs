@@ -7,6 +7,9 @@
 //! first broken rule, or the first second where it parts from the
 //! reference lock's run, into a verdict.
 
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
 use super::Ctx;
 use crate::error::GradeError;
 use crate::lock::Lock;
@@ -15,6 +18,7 @@ use crate::report::{Report, Verdict};
 use crate::run;
 use crate::sandbox::Failure;
 use crate::scenario;
+use crate::timeline::Timeline;
 use crate::verdict::{Property, Violation};
 
 /// Plays the scenario with `lock`, then holds the run to the rules and to the
@@ -68,10 +72,13 @@ fn judge_scenario(
             evidence,
         ))));
     }
-    let expected = run::run(scenario, &REFERENCE)?;
+    static REFERENCE_RUNS: Mutex<BTreeMap<&'static str, Timeline>> = Mutex::new(BTreeMap::new());
+    let expected = super::reference_play(&REFERENCE_RUNS, scenario.name, || {
+        Ok(run::run(scenario, &REFERENCE)?.timeline)
+    })?;
     let (ours, theirs) = (
         mine.timeline.with_tokens_renumbered(),
-        expected.timeline.with_tokens_renumbered(),
+        expected.with_tokens_renumbered(),
     );
     let differs = ours
         .seconds
@@ -87,10 +94,7 @@ fn judge_scenario(
         let what = format!("from t = {t} s on, your run differs from a correct lock's run");
         let evidence = vec![
             format!("Your run:\n{}", mine.timeline.render(Some(t))),
-            format!(
-                "A correct lock's run:\n{}",
-                expected.timeline.render(Some(t))
-            ),
+            format!("A correct lock's run:\n{}", expected.render(Some(t))),
         ];
         let v = Violation::at(Property::SameAsReference, t * 1000, what);
         return Ok(Verdict::Fail(Box::new(Report::broken(

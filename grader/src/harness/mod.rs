@@ -237,10 +237,7 @@ pub fn run_all(
             let done = done.clone();
             let next = &next;
             scope.spawn(move || {
-                loop {
-                    let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
+                while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let check = selected[index];
                     let finished = supervise::run(exe, check, env, limits);
                     if done.send((index, finished)).is_err() {

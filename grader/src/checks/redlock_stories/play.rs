@@ -31,6 +31,7 @@ use crate::wire::Wire;
 use crate::world::{SharedWorld, World};
 
 /// A played story.
+#[derive(Clone)]
 pub struct Played {
     /// A line per event: `t = …  what happened  nodes: …`.
     pub lines: Vec<String>,
