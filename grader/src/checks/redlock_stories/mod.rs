@@ -102,17 +102,37 @@ fn judge(ctx: &Ctx<'_>, story: &Story, mine: &Played) -> Result<Verdict, GradeEr
         let event = event.split_whitespace().collect::<Vec<_>>().join(" ");
         format!("«{event}» (nodes {nodes})")
     };
-    let what = format!(
-        "your Redlock's run parts from a correct Redlock's at step {} of the story: yours says \
-         {}, a correct one says {}",
-        step + 1,
-        said(&mine.lines),
-        said(&expected.lines)
-    );
-    let evidence = vec![
-        format!("Your run:\n{}", mine.lines.join("\n")),
-        format!("A correct Redlock's run:\n{}", expected.lines.join("\n")),
-    ];
+    let same_events = mine.lines == expected.lines;
+    let what = if same_events {
+        // The same events, but a second that differs in what a client believes or a node
+        // holds: the timelines show where.
+        format!(
+            "your Redlock's run tells the same events as a correct Redlock's, but from t = {t} s \
+             on what the clients believe or the nodes hold differs (the timelines below)"
+        )
+    } else {
+        format!(
+            "your Redlock's run parts from a correct Redlock's at step {} of the story: yours \
+             says {}, a correct one says {}",
+            step + 1,
+            said(&mine.lines),
+            said(&expected.lines)
+        )
+    };
+    let evidence = if same_events {
+        vec![
+            format!("Your run:\n{}", mine.timeline.render(Some(t))),
+            format!(
+                "A correct Redlock's run:\n{}",
+                expected.timeline.render(Some(t))
+            ),
+        ]
+    } else {
+        vec![
+            format!("Your run:\n{}", mine.lines.join("\n")),
+            format!("A correct Redlock's run:\n{}", expected.lines.join("\n")),
+        ]
+    };
     let v = Violation::at(Property::RedlockSameAsReference, t * 1000, what);
     Ok(Verdict::Fail(Box::new(Report::broken(
         ctx.check,
