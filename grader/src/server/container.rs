@@ -353,8 +353,10 @@ fn register_exit_handler() {
 }
 
 extern "C" fn remove_container_at_exit() {
-    // Unwinding out of an atexit handler would abort the process mid-exit.
-    let _ = std::panic::catch_unwind(remove_container_now);
+    // Unwinding out of an atexit handler would abort the process mid-exit. The work runs on a
+    // thread of its own: the exiting thread's thread-locals, Tokio's among them, may be gone
+    // already, and the Docker client dropping its runtime there panics while it cleans up.
+    let _ = std::panic::catch_unwind(|| std::thread::spawn(remove_container_now).join());
 }
 
 fn remove_container_now() {
