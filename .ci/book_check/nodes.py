@@ -19,9 +19,9 @@ import json
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from browser import CONTRAST_JS, NARROW, NODES_PAGE, THEMES, WIDE
-from pages import FITS_JS, check_figures
-from player import control, go_to, open_player, walk_with
+from browser import NARROW, NODES_PAGE, THEMES, WIDE
+from pages import FITS_JS, check_figures, measure_contrast
+from player import control, open_player, walk_with
 
 DEMOS = ["nodes-redlock", "nodes-failover"]
 
@@ -183,13 +183,9 @@ def nodes_contrast_on(book, page, demos):
                       if any(any(expected_cell(timeline, t, n)[3:]) for n in timeline["nodes"])]
             t = marked[0] if marked else len(timeline["seconds"]) - 1
             page, root = open_player(book, demo, page)
-            go_to(book, root, t)
-            book.js("arguments[0].querySelector('details').open = true", root)
-            result = book.js(CONTRAST_JS, [root, *book.driver.find_elements(By.CSS_SELECTOR, ".tl-figure")])
-            measured += result["measured"]
-            if result["count"]:
-                failures.append(f"{theme} theme, {demo} at t = {t}: {result['count']} text elements below 4.5:1, "
-                                f"e.g. {json.dumps(result['failures'], ensure_ascii=False)}")
+            count, failure = measure_contrast(book, root, theme, demo, t)
+            measured += count
+            failures += [failure] if failure else []
         book.shot(f"nodes-{theme}", root)
     book.theme(None)
     book.check(not failures, "\n  ".join(failures))

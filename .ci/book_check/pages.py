@@ -173,6 +173,18 @@ def check_players_in_first_chapters(book):
     book.report.verified("chapters 1 and 2 have a working player")
 
 
+def measure_contrast(book, root, theme, demo, t):
+    """Shows the player `root` at second `t`, its details open, and measures the contrast of every
+    text element in it and in the page's strips: (how many were measured, a failure line or None)."""
+    go_to(book, root, t)
+    book.js("arguments[0].querySelector('details').open = true", root)
+    result = book.js(CONTRAST_JS, [root, *book.driver.find_elements(By.CSS_SELECTOR, ".tl-figure")])
+    if not result["count"]:
+        return result["measured"], None
+    return result["measured"], (f"{theme} theme, {demo} at t = {t}: {result['count']} text elements below "
+                                f"4.5:1, e.g. {json.dumps(result['failures'], ensure_ascii=False)}")
+
+
 def check_contrast(book):
     """Text in the player and the strips is readable in all five themes."""
     measured = 0
@@ -183,13 +195,9 @@ def check_contrast(book):
             page, root = open_player(book, demo)
             cls = book.js("return document.documentElement.className")
             book.check(theme in cls.split(), f"theme {theme} did not apply ({cls})")
-            go_to(book, root, t)
-            book.js("arguments[0].querySelector('details').open = true", root)
-            result = book.js(CONTRAST_JS, [root, *book.driver.find_elements(By.CSS_SELECTOR, ".tl-figure")])
-            measured += result["measured"]
-            if result["count"]:
-                failures.append(f"{theme} theme, {demo} at t = {t}: {result['count']} text elements below 4.5:1, "
-                                f"e.g. {json.dumps(result['failures'], ensure_ascii=False)}")
+            count, failure = measure_contrast(book, root, theme, demo, t)
+            measured += count
+            failures += [failure] if failure else []
         book.shot(f"player-{theme}", root)
     book.theme(None)
     book.check(not failures, "\n  ".join(failures))
