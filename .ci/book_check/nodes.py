@@ -21,7 +21,7 @@ from selenium.webdriver.common.keys import Keys
 
 from browser import NARROW, NODES_PAGE, THEMES, WIDE
 from pages import FITS_JS, check_figures, measure_contrast
-from player import control, open_player, walk_with
+from player import control, keyed_seconds, open_player, walk_with
 
 DEMOS = ["nodes-redlock", "nodes-failover"]
 
@@ -98,14 +98,7 @@ def node_player_on(book, page, demos):
         nodes = timeline["nodes"]
         last = len(timeline["seconds"]) - 1
         page, root = open_player(book, demo, page)
-        url = book.driver.current_url
-        control(root, "play").send_keys(Keys.HOME)
-        book.wait_for("t = 0 after Home", lambda d: root.get_attribute("data-second") == "0")
-        for t in range(0, last + 1):
-            if t > 0:
-                book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-                book.wait_for(f"{demo}: t = {t} after Right", lambda d: root.get_attribute("data-second") == str(t), 3)
-            book.check(book.driver.current_url == url, f"{demo}: at t = {t} the Right key left the page")
+        for t in keyed_seconds(book, root, demo):
             s = book.js(NODES_JS, root)
             where = f"{demo} at t = {t}"
             book.check(s["key"] == key_heading(timeline), f"{where}: the key row is headed {s['key']!r}")

@@ -92,6 +92,22 @@ return {
 };"""
 
 
+def keyed_seconds(book, root, demo):
+    """Steps the player `root` from t = 0 (Home) to the end of `demo`, one Right key a second, and
+    yields each second once the player shows it and the key has not left the page."""
+    last = len(book.timeline(demo)["seconds"]) - 1
+    url = book.driver.current_url
+    control(root, "play").send_keys(Keys.HOME)
+    book.wait_for("t = 0 after Home", lambda d: root.get_attribute("data-second") == "0")
+    for t in range(0, last + 1):
+        if t > 0:
+            book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+            book.wait_for(f"{demo}: t = {t} after Right", lambda d: root.get_attribute("data-second") == str(t), 3)
+        book.check(book.driver.current_url == url,
+                   f"{demo}: at t = {t} the Right key left the page for {book.driver.current_url}")
+        yield t
+
+
 def check_keyboard_walk(book):
     """gc-pause, second by second by keyboard: the ✗ where the JSON puts it."""
     demo = "gc-pause"
@@ -100,14 +116,7 @@ def check_keyboard_walk(book):
     book.check(marks, f"timelines/{demo}.json has no unsafe action: the demo should show A's unfenced late write")
     last = len(timeline["seconds"]) - 1
     page, root = open_player(book, demo)
-    url = book.driver.current_url
-    control(root, "play").send_keys(Keys.HOME)
-    book.wait_for("t = 0 after Home", lambda d: root.get_attribute("data-second") == "0")
-    for t in range(0, last + 1):
-        if t > 0:
-            book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-            book.wait_for(f"t = {t} after Right", lambda d: root.get_attribute("data-second") == str(t), 3)
-        book.check(book.driver.current_url == url, f"at t = {t} the Right key left the page for {book.driver.current_url}")
+    for t in keyed_seconds(book, root, demo):
         s = book.js(STATE_JS, root)
         second = timeline["seconds"][t]
         shown = {c["t"]: c for c in s["unsafe"]}
