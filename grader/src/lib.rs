@@ -34,7 +34,9 @@
 //!   first exercise's judge and checks;
 //! - [`harness`] runs each check in a process of its own, for
 //!   `cargo test -p exercises`, so that every check ends with a verdict or
-//!   fails;
+//!   fails, and [`remote`] is the learner's lock as the checks call it: its
+//!   code runs in a program of its own, the runner (`grader/runner`), whose
+//!   Redis commands come back through the check's wires;
 //! - [`course`] is `cargo course`: the learner's loop and results for
 //!   machines, over the same harness;
 //! - [`demos`] lists the timelines the book shows, and [`recording`] keeps
@@ -61,6 +63,7 @@ pub mod prefix;
 pub mod probe;
 pub mod recording;
 pub mod reference;
+pub mod remote;
 pub mod replication;
 pub mod report;
 pub mod run;

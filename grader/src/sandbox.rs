@@ -264,6 +264,11 @@ fn panic_failure(payload: Box<dyn Any + Send>, location: Option<String>) -> Fail
     if payload.is::<OverBudget>() {
         return Failure::TooManyCommands;
     }
+    // A panic in the learner's runner, told by the runner: its own message and place.
+    let (payload, location) = match payload.downcast::<crate::remote::RemotePanic>() {
+        Ok(remote) => (Box::new(remote.message) as Box<dyn Any + Send>, remote.location),
+        Err(payload) => (payload, location),
+    };
     let message = payload
         .downcast_ref::<String>()
         .cloned()

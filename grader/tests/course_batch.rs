@@ -139,6 +139,8 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     let submissions = root.join("submissions");
     prepare(&submissions);
     let mut batch = Batch::this_course();
+    // The judge is the course's own binary; this test's binary is libtest's.
+    batch.judge = env!("CARGO_BIN_EXE_course").into();
     batch.filters = vec![FILTER.to_string()];
     batch.time_limit = Duration::from_secs(900);
     let graded = batch::grade_all(&batch, &submissions, |_| {}).expect("the batch runs");

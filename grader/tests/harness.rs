@@ -221,3 +221,85 @@ fn list_prints_the_selected_checks_as_cargo_reads_them() {
         .collect();
     assert_eq!(run.stdout, expected);
 }
+
+/// The same locks played as learner code is: in a runner of their own, which
+/// the judge starts for each check. What they do to their process happens to
+/// the runner; the check's own process, which holds no code under test, says so.
+const IN_A_RUNNER: (&str, &str) = ("GRADER_LOCK_IN", "runner");
+
+#[test]
+fn in_a_runner_the_reference_lock_passes_every_check() {
+    let run = grade("reference", &[], &[IN_A_RUNNER]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.summaries(),
+        [format!(
+            "test result: ok. {} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; ",
+            CHECKS.len()
+        )],
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn in_a_runner_an_exit_with_status_0_is_a_failed_check() {
+    fails_with(
+        "exits",
+        "The check gave no verdict: the process running your code exited with status 0 \
+         (something called std::process::exit)",
+        &[IN_A_RUNNER],
+    );
+}
+
+#[test]
+fn in_a_runner_an_abort_and_a_panic_while_unwinding_are_failed_checks() {
+    fails_with(
+        "aborts",
+        "the process running your code was aborted (SIGABRT",
+        &[IN_A_RUNNER],
+    );
+    let run = fails_with(
+        "panics-while-unwinding",
+        "the process running your code was aborted (SIGABRT",
+        &[IN_A_RUNNER],
+    );
+    assert!(
+        run.report_of(FAILS)
+            .contains("  │ thread caused non-unwinding panic. aborting."),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn in_a_runner_allocating_without_bound_is_out_of_memory() {
+    fails_with(
+        "hogs-memory",
+        "the process running your code ran out of memory (it asked for more than the 512 MiB \
+         a check may use)",
+        &[IN_A_RUNNER],
+    );
+}
+
+#[test]
+fn in_a_runner_a_stopped_runner_fails_its_call_and_the_check_goes_on() {
+    // The check's process is not stopped, only the runner: the call times out.
+    fails_with(
+        "stops",
+        "did not return, and sent no Redis command for 3 s",
+        &[IN_A_RUNNER],
+    );
+}
+
+#[test]
+fn in_a_runner_fake_result_lines_are_shown_and_not_counted() {
+    let run = fails_with("fakes-results", "exited with status 0", &[IN_A_RUNNER]);
+    for fake in FAKE_RESULT_LINES {
+        assert!(
+            run.report_of(FAILS).contains(&format!("  │ \\r{fake}")),
+            "{}",
+            run.stdout
+        );
+    }
+}

@@ -6,17 +6,21 @@
 //! ```
 //!
 //! `GRADER_LOCK` names the lock (the reference lock when unset); the command
-//! line is the test harness's (filters, `--list`, `-q`…). The grader's tests
+//! line is the test harness's (filters, `--list`, `-q`…). With
+//! `GRADER_LOCK_IN=runner` the lock's functions run in a runner of their own
+//! (this same binary, started by the judge), the way `cargo test -p exercises`
+//! runs the learner's. The grader's tests
 //! (`tests/harness.rs`) run it on the locks that end, abort, stop or starve
 //! their process, which no test in the grader's own process could survive.
 
 use grader::Lock;
+use grader::catalogue::misbehaving::IN_A_RUNNER;
 use grader::catalogue::misbehaving::{
     ABORTS, ERRS, EXITS, FAKES_RESULTS, HAMMERS, HOGS_MEMORY, PANICS, PANICS_WHILE_UNWINDING,
     SPINS, STOPS,
 };
 use grader::checks::CHECKS;
-use grader::reference::LOCK as REFERENCE;
+use grader::reference::{LOCK as REFERENCE, RUNNER_LOCK};
 
 /// The locks by the names `GRADER_LOCK` knows them by.
 const LOCKS: &[(&str, Lock)] = &[
@@ -33,6 +37,9 @@ const LOCKS: &[(&str, Lock)] = &[
     ("errs", ERRS),
 ];
 
+/// Set to `runner` to play the lock in a runner of its own, as learner code is played.
+const IN_VAR: &str = "GRADER_LOCK_IN";
+
 fn main() {
     let wanted = std::env::var("GRADER_LOCK").unwrap_or_else(|_| "reference".into());
     let Some((_, lock)) = LOCKS.iter().find(|(name, _)| *name == wanted) else {
@@ -43,6 +50,20 @@ fn main() {
         );
         std::process::exit(2);
     };
+    // Started by a judge as its runner: serve the lock's functions.
+    if std::env::var_os(lock_runner::protocol::SOCKET_VAR).is_some() {
+        let runner = IN_A_RUNNER
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map_or(RUNNER_LOCK, |(_, lock)| *lock);
+        lock_runner::main(runner);
+    }
+    if std::env::var(IN_VAR).is_ok_and(|v| v == "runner") {
+        let me = std::env::current_exe().unwrap_or_default();
+        // SAFETY: no other thread runs yet, so nothing reads the environment meanwhile.
+        unsafe { std::env::set_var(grader::remote::RUNNER_VAR, me) };
+        grader::harness::judge();
+    }
     let checks: Vec<&str> = CHECKS.iter().map(|check| check.name).collect();
     grader::harness::main(lock, &checks)
 }

@@ -80,6 +80,32 @@ pub const STOPS: Lock = Lock {
     ..REFERENCE
 };
 
+/// The same misbehaving `acquire`s, by the names `grade-lock` knows them by,
+/// at the runner's connection type: played in a runner of their own, they
+/// end, abort, stop or starve the runner, not the check.
+pub const IN_A_RUNNER: &[(&str, lock_runner::Lock)] = &[
+    ("exits", in_a_runner(exits)),
+    ("aborts", in_a_runner(aborts)),
+    ("fakes-results", in_a_runner(fakes_results)),
+    ("panics-while-unwinding", in_a_runner(panics_while_unwinding)),
+    ("hogs-memory", in_a_runner(hogs_memory)),
+    ("stops", in_a_runner(stops)),
+    ("panics", in_a_runner(panics)),
+    ("spins", in_a_runner(spins)),
+    ("hammers", in_a_runner(hammers)),
+    ("errs", in_a_runner(errs)),
+];
+
+/// The reference lock for a runner, with `acquire` replaced.
+const fn in_a_runner(
+    acquire: fn(&mut lock_runner::Connection, &str, &str, Duration) -> RedisResult<bool>,
+) -> lock_runner::Lock {
+    lock_runner::Lock {
+        acquire,
+        ..crate::reference::RUNNER_LOCK
+    }
+}
+
 /// The fake lines [`FAKES_RESULTS`] prints.
 pub const FAKE_RESULT_LINES: &[&str] = &[
     "test acquire::takes_a_free_lock ... ok",

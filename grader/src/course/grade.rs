@@ -1,9 +1,10 @@
 //! One way to grade the learner's crate and get the results back as data.
 //!
 //! [`run`] does what `cargo test -p exercises` does, in two steps it can tell
-//! apart: cargo builds the `grade` test binary (a compile error stops here and
-//! comes back as [`Results::CompileError`], with cargo's text), then the binary
-//! runs, its harness running each check in a process of its own. The results
+//! apart: cargo builds the `grade` test binary, the learner's runner (a
+//! compile error stops here and comes back as [`Results::CompileError`], with
+//! cargo's text), then the judge (this program) runs every check in a process
+//! of its own, each calling the learner's functions in that runner. The results
 //! do not come from what the binary prints, which the learner's code can
 //! imitate, but from the file its harness writes with this run's nonce
 //! ([`crate::harness::results`]). A check that did not run has no passing
@@ -39,6 +40,10 @@ pub struct Options {
     pub env: Vec<(String, String)>,
     /// The real time the build and the run may take together.
     pub time_limit: Option<Duration>,
+    /// The judge that runs the checks on the built runner: this program
+    /// itself by default (`cargo course` is the judge); a test of the grader
+    /// names the `course` binary.
+    pub judge: PathBuf,
 }
 
 impl Options {
@@ -52,6 +57,7 @@ impl Options {
             locked: false,
             env: Vec::new(),
             time_limit: None,
+            judge: this_program(),
         }
     }
 
@@ -59,6 +65,11 @@ impl Options {
     pub fn this_course() -> Options {
         Options::new(course_root())
     }
+}
+
+/// This program's binary, the judge when it is `cargo course`.
+pub fn this_program() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("course"))
 }
 
 /// The root of the workspace this grader was built in.
@@ -143,12 +154,14 @@ pub fn run(options: &Options) -> Result<Results, CourseError> {
         std::process::id(),
         &nonce[..8]
     ));
-    let mut command = Command::new(&exe);
+    // The judge runs the checks; the runner just built holds the learner's code.
+    let mut command = Command::new(&options.judge);
     command
         .args(&options.filters)
         .current_dir(options.workspace.join("exercises"))
         .envs(options.env.iter().map(|(k, v)| (k, v)))
-        .env(RESULTS_FILE_VAR, &results_path);
+        .env(RESULTS_FILE_VAR, &results_path)
+        .env(crate::remote::RUNNER_VAR, &exe);
     let ran = process::run(
         &mut command,
         format!("{nonce}\n").as_bytes(),

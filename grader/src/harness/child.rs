@@ -11,10 +11,11 @@
 use std::fs::File;
 use std::io::{self, BufRead, Write};
 use std::os::fd::FromRawFd;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::outcome::Outcome;
 use crate::lock::Lock;
-use crate::server;
+use crate::{remote, server};
 
 /// The environment variable that names the check a child runs.
 pub(crate) const CHECK_VAR: &str = "GRADER_HARNESS_CHECK";
@@ -45,10 +46,22 @@ pub(super) fn run(name: &str, lock: &Lock) -> ! {
         ));
     }
     // SAFETY: the descriptor is open (fcntl succeeded) and nothing else owns it.
-    let mut channel = unsafe { File::from_raw_fd(fd) };
+    let channel = unsafe { File::from_raw_fd(fd) };
     let mut nonce = String::new();
     if io::stdin().lock().read_line(&mut nonce).is_err() || nonce.trim().is_empty() {
         refuse("no nonce on standard input: this process runs one check for the grader's harness");
+    }
+    let verdict = Arc::new(Verdict {
+        channel: Mutex::new(Some(channel)),
+        nonce: nonce.trim().to_string(),
+    });
+    // A runner that dies (or cannot start) ends the check there, with that as its verdict.
+    let early = Arc::clone(&verdict);
+    remote::on_end(Box::new(move |outcome| early.send_and_exit(&outcome)));
+    // The learner's runner, if this check plays one, is started by this thread, which
+    // outlives the check: the runner dies with it.
+    if super::is_judge() {
+        remote::start();
     }
     let outcome = match quietly(server::shared) {
         Ok(_) => Outcome::of(name, lock),
@@ -56,13 +69,40 @@ pub(super) fn run(name: &str, lock: &Lock) -> ! {
             reason: format!("the grader could not run this check: {e}"),
         },
     };
-    let line = match serde_json::to_string(&outcome) {
-        Ok(json) => format!("{} {json}\n", nonce.trim()),
-        // Nothing to send: the harness reports the missing verdict.
-        Err(_) => std::process::exit(1),
-    };
-    let sent = channel.write_all(line.as_bytes()).is_ok();
-    std::process::exit(if sent { 0 } else { 1 })
+    verdict.send_and_exit(&outcome)
+}
+
+/// The check's one verdict, sent once on the private channel.
+struct Verdict {
+    /// Taken by the first sender: a second verdict is never written.
+    channel: Mutex<Option<File>>,
+    nonce: String,
+}
+
+impl Verdict {
+    /// Writes `NONCE VERDICT` and exits at once, whatever threads still run;
+    /// the learner's runner, if any, goes first.
+    fn send_and_exit(&self, outcome: &Outcome) -> ! {
+        remote::stop();
+        let channel = self
+            .channel
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let Some(mut channel) = channel else {
+            // The other path is sending: it exits the process.
+            loop {
+                std::thread::park();
+            }
+        };
+        let line = match serde_json::to_string(outcome) {
+            Ok(json) => format!("{} {json}\n", self.nonce),
+            // Nothing to send: the harness reports the missing verdict.
+            Err(_) => std::process::exit(1),
+        };
+        let sent = channel.write_all(line.as_bytes()).is_ok();
+        std::process::exit(if sent { 0 } else { 1 })
+    }
 }
 
 /// Ends a process that was started as a check's but cannot be one.

@@ -81,6 +81,19 @@ pub fn main(lock: &Lock, checks: &[&str]) -> ! {
     std::process::exit(code)
 }
 
+/// The `main` of the judge when the learner's runner started it
+/// (`cargo test -p exercises`): every check of the course, on the learner's
+/// lock, whose code runs in the runner that [`remote::RUNNER_VAR`] names.
+pub fn judge() -> ! {
+    let names: Vec<&str> = crate::checks::CHECKS.iter().map(|c| c.name).collect();
+    main(&crate::remote::LOCK, &names)
+}
+
+/// Whether this process was started as the judge of a learner's runner.
+pub fn is_judge() -> bool {
+    std::env::var_os(crate::remote::RUNNER_VAR).is_some()
+}
+
 /// Runs the selected checks, prints the run on stdout, and returns the exit
 /// status: 0 when every selected check sent a passing verdict.
 pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {

@@ -153,6 +153,12 @@ pub enum Cause {
         /// What was wrong with it.
         problem: String,
     },
+    /// The process running the learner's code (the runner) ended during the
+    /// check; the check's own process then sent this as its verdict.
+    CodeEnded {
+        /// How the runner ended.
+        end: End,
+    },
     /// The check's process could not be started.
     NotStarted {
         /// The operating system's error.
@@ -166,6 +172,12 @@ impl fmt::Display for Cause {
             Cause::NoVerdict { end } => write!(f, "the check gave no verdict: its process {end}"),
             Cause::EndedAfterVerdict { end } => {
                 write!(f, "the check gave its verdict, but then its process {end}")
+            }
+            Cause::CodeEnded { end } => {
+                write!(
+                    f,
+                    "the check gave no verdict: the process running your code {end}"
+                )
             }
             Cause::Unreadable { problem } => {
                 write!(f, "the check's process sent no readable verdict: {problem}")

@@ -119,10 +119,31 @@ fn supervise(
         },
         Some(status) => end_of(status, &output, limits),
     };
-    Ok(Finished {
-        outcome: judge(end, &channel, &nonce),
-        output,
-    })
+    let outcome = in_plain_words(judge(end, &channel, &nonce), &output, limits);
+    Ok(Finished { outcome, output })
+}
+
+/// A runner aborted by a failed allocation ran out of memory: the check's
+/// process saw only the signal, the harness sees what the runner printed.
+fn in_plain_words(outcome: Outcome, output: &Output, limits: Limits) -> Outcome {
+    match outcome {
+        Outcome::Crashed {
+            cause:
+                Cause::CodeEnded {
+                    end:
+                        End::Signaled {
+                            signal: libc::SIGABRT,
+                        },
+                },
+        } if output.tells_of_allocation_failure() => Outcome::Crashed {
+            cause: Cause::CodeEnded {
+                end: End::OutOfMemory {
+                    limit_mib: limits.memory / (1024 * 1024),
+                },
+            },
+        },
+        other => other,
+    }
 }
 
 /// Runs in the child between fork and exec: the private channel onto its

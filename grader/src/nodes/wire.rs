@@ -21,6 +21,8 @@ use crate::wire::{COMMAND_BUDGET, OverBudget, show_arg, show_value, unpack};
 
 /// A watched connection to node `index`.
 pub struct NodeWire {
+    /// Which wire this is, for the runner's link to it ([`crate::remote`]).
+    id: u64,
     index: usize,
     cluster: SharedCluster,
     con: Option<(u64, Connection)>,
@@ -35,6 +37,7 @@ impl NodeWire {
         let n = enter(cluster).len();
         (0..n)
             .map(|index| NodeWire {
+                id: crate::wire::next_id(),
                 index,
                 cluster: cluster.clone(),
                 con: None,
@@ -42,6 +45,11 @@ impl NodeWire {
                 reloading: false,
             })
             .collect()
+    }
+
+    /// This wire's number, unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Which node this wire reaches.
@@ -134,6 +142,13 @@ impl NodeWire {
         };
         enter(&self.cluster).after_command(i, command, shown, sent, hidden);
         reply
+    }
+}
+
+impl Drop for NodeWire {
+    /// The runner's link to this wire, if any, goes with it.
+    fn drop(&mut self) {
+        crate::remote::forget(self.id);
     }
 }
 

@@ -33,3 +33,18 @@ pub const LOCK: Lock = Lock {
     redlock_acquire: redlock::redlock_acquire,
     redlock_release: redlock::redlock_release,
 };
+
+/// The reference lock for a runner of its own: the same functions, at the
+/// runner's connection type, for the grader's tests of the runner's path.
+pub const RUNNER_LOCK: lock_runner::Lock = lock_runner::Lock {
+    new_token: token::new_token,
+    acquire: acquire::acquire,
+    release: release::release,
+    acquire_fenced: fencing::acquire_fenced,
+    fenced_write: storage::fenced_write,
+    fenced_read: storage::fenced_read,
+    extend: extend::extend,
+    keep_alive: keeper::keep_alive,
+    redlock_acquire: redlock::redlock_acquire,
+    redlock_release: redlock::redlock_release,
+};

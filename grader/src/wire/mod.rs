@@ -69,6 +69,8 @@ pub enum Step {
 
 /// A watched connection to Redis, handed to the lock under test.
 pub struct Wire {
+    /// Which wire this is, for the runner's link to it ([`crate::remote`]).
+    id: u64,
     inner: Connection,
     /// Weak, so that a call the grader abandoned (an endless loop) does not
     /// keep the world, and its keys in Redis, alive after the check.
@@ -103,6 +105,7 @@ impl Wire {
             acl::confine(&mut inner, &handed)?;
         }
         Ok(Wire {
+            id: next_id(),
             inner,
             world: Arc::downgrade(world),
             steps: Vec::new(),
@@ -130,6 +133,11 @@ impl Wire {
             reply: format!("(integer) {acked}"),
         });
         Ok(acked)
+    }
+
+    /// This wire's number, unique in the process: the runner's link to it is found by it.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Arms an intervention for the next call.
@@ -365,6 +373,12 @@ impl Wire {
     }
 }
 
+/// A number no other wire of this process has (node wires included).
+pub(crate) fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 /// Turns a problem of the grader's into an error the lock sees (it can only
 /// give up), while the message still says whose problem it is.
 fn grader_trouble(e: GradeError) -> RedisError {
@@ -378,6 +392,7 @@ impl Drop for Wire {
     /// keep the others waiting for its turn.
     fn drop(&mut self) {
         self.leave_turns();
+        crate::remote::forget(self.id);
     }
 }
 

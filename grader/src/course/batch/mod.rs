@@ -57,6 +57,8 @@ pub struct Batch {
     pub filters: Vec<String>,
     /// Only shard K of N of the submissions, as `(K, N)`.
     pub shard: Option<(usize, usize)>,
+    /// The judge that runs every submission's checks (this program by default).
+    pub judge: PathBuf,
 }
 
 impl Batch {
@@ -70,6 +72,7 @@ impl Batch {
             time_limit: Duration::from_secs(600),
             filters: Vec::new(),
             shard: None,
+            judge: grade::this_program(),
         }
     }
 }
@@ -193,6 +196,7 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     options.locked = true;
     options.filters = batch.filters.clone();
     options.time_limit = Some(batch.time_limit);
+    options.judge = batch.judge.clone();
     options
 }
 

@@ -1,0 +1,128 @@
+//! `cargo test -p exercises`: the runner hands over to the judge.
+//!
+//! Cargo runs the test binary your crate is built into. That binary holds your
+//! code and this small runner, but not the grader: the grader (the judge) is a
+//! program of its own, built once from the course's `grader` crate and never
+//! relinked when you save an exercise. So when cargo starts it, the runner
+//! makes sure the judge is built (`cargo build -p grader --bin course`, in the
+//! same target directory and profile; a moment when nothing changed) and then
+//! becomes the judge, with the path of this very binary to start for each
+//! check. Everything you pass to `cargo test` after `--` goes to the judge.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The environment variable that tells the judge which runner to start.
+pub const RUNNER_VAR: &str = "GRADER_RUNNER";
+
+/// The judge's binary, in the `grader` crate.
+const JUDGE_BIN: &str = "course";
+
+/// Builds the judge if needed and runs it in place of this process.
+#[cfg(unix)]
+pub(crate) fn launch() -> ! {
+    match judge() {
+        Ok(judge) => run_judge(&judge),
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(101)
+        }
+    }
+}
+
+/// Says that the judge needs a Unix, and which way to go on Windows.
+#[cfg(not(unix))]
+pub(crate) fn launch() -> ! {
+    eprintln!(
+        "error: the grader's judge runs on Linux and macOS only. On Windows, grade your \
+         exercises in WSL 2 (https://learn.microsoft.com/windows/wsl/): your crate itself \
+         builds here, but its checks need the judge"
+    );
+    std::process::exit(101)
+}
+
+/// Builds the judge beside this binary and says where it is.
+#[cfg(unix)]
+fn judge() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("the runner cannot find its own binary: {e}"))?;
+    // target/<profile>/deps/grade-<hash>: the judge goes to target/<profile>/course.
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("the runner's binary is not in a cargo target directory")?;
+    let target_dir = profile_dir
+        .parent()
+        .ok_or("the runner's binary is not in a cargo target directory")?;
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev",
+        Some(other) => other,
+        None => "dev",
+    };
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(|dir| PathBuf::from(dir).join("Cargo.toml"))
+        .ok_or(
+            "CARGO_MANIFEST_DIR is not set: run the exercises' checks with \
+             `cargo test -p exercises`, which sets it",
+        )?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(&cargo);
+    build
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "grader",
+            "--bin",
+            JUDGE_BIN,
+            "--profile",
+            profile,
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .env("CARGO_TARGET_DIR", target_dir);
+    let mut child = build
+        .spawn()
+        .map_err(|e| format!("could not run cargo to build the grader's judge: {e}"))?;
+    // A first build takes minutes: say so, but only when it is not a quick no-op.
+    let started = std::time::Instant::now();
+    let mut told = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(format!("could not wait for cargo: {e}")),
+        }
+        if !told && started.elapsed() > Duration::from_secs(2) {
+            eprintln!(
+                "grader: building the judge (`cargo build -p grader --bin {JUDGE_BIN}`): a few \
+                 minutes the first time, a moment after that"
+            );
+            told = true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if !status.success() {
+        return Err(format!(
+            "the grader's judge did not build (cargo said why, above): `cargo build -p grader \
+             --bin {JUDGE_BIN}` shows it again"
+        ));
+    }
+    Ok(profile_dir.join(JUDGE_BIN))
+}
+
+#[cfg(unix)]
+fn run_judge(judge: &Path) -> ! {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().unwrap_or_default();
+    let error = Command::new(judge)
+        .args(std::env::args_os().skip(1))
+        .env(RUNNER_VAR, exe)
+        .exec();
+    eprintln!(
+        "error: could not start the grader's judge {}: {error}",
+        judge.display()
+    );
+    std::process::exit(101)
+}
