@@ -62,3 +62,35 @@ fn every_check_reports_the_stubs_as_not_started() {
         );
     }
 }
+
+/// The learner's first grading, as `cargo course grade` does it: cargo builds
+/// the stubs into the runner, the judge (the `course` binary) plays every
+/// check through it, and each check says "not started" and names a stub.
+#[test]
+fn through_the_runner_every_check_reports_the_stubs_as_not_started() {
+    use grader::course::grade::{self, Options, Results};
+    use grader::harness::Outcome;
+
+    let mut options = Options::this_course();
+    options.judge = env!("CARGO_BIN_EXE_course").into();
+    let server = grader::server::shared().unwrap_or_else(|e| panic!("no Redis: {e}"));
+    options.env = vec![
+        ("GRADER_REDIS".into(), "url".into()),
+        ("REDIS_URL".into(), server.url().to_string()),
+    ];
+    let results = grade::run(&options).unwrap_or_else(|e| panic!("grading runs: {e}"));
+    let Results::Graded { checks } = &results else {
+        panic!("the stubs compile: {results:?}");
+    };
+    assert_eq!(checks.len(), CHECKS.len());
+    for result in checks {
+        let Outcome::NotStarted { message } = &result.outcome else {
+            panic!("{} should say not started, got {:?}", result.name, result.outcome);
+        };
+        assert!(
+            message.starts_with("not started: `") && message.contains("exercises/src/"),
+            "{}: {message}",
+            result.name
+        );
+    }
+}

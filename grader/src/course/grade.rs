@@ -36,6 +36,8 @@ pub struct Options {
     pub color: bool,
     /// Pass `--locked` to cargo: the workspace's Cargo.lock must not change.
     pub locked: bool,
+    /// Pass `--offline` to cargo: every dependency is already on this machine.
+    pub offline: bool,
     /// More environment for the build and the run (e.g. `GRADER_KEY_PREFIX`).
     pub env: Vec<(String, String)>,
     /// The real time the build and the run may take together.
@@ -55,6 +57,7 @@ impl Options {
             filters: Vec::new(),
             color: false,
             locked: false,
+            offline: false,
             env: Vec::new(),
             time_limit: None,
             judge: this_program(),
@@ -239,6 +242,9 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
     if options.locked {
         command.arg("--locked");
     }
+    if options.offline {
+        command.arg("--offline");
+    }
     if let Some(dir) = &options.target_dir {
         command.env("CARGO_TARGET_DIR", dir);
     }
@@ -261,6 +267,36 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .map(Built::Binary)
         .ok_or(CourseError::NoTestBinary { output: ran.stderr })
+}
+
+/// Brings the Cargo.lock of `workspace` in line with its members, offline
+/// (the batch's build workspace has fewer members than the course): later
+/// builds can then insist that it does not change (`--locked`).
+pub fn lock_file(workspace: &Path) -> Result<(), CourseError> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let ran = Command::new(&cargo)
+        .args([
+            "metadata",
+            "--offline",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
+        .arg(workspace.join("Cargo.toml"))
+        .stdout(std::process::Stdio::null())
+        .output()
+        .map_err(|source| CourseError::Cargo {
+            cargo: cargo.clone(),
+            source,
+        })?;
+    if !ran.status.success() {
+        return Err(CourseError::Usage(format!(
+            "cargo could not resolve the build workspace in {} offline:\n{}",
+            workspace.display(),
+            String::from_utf8_lossy(&ran.stderr)
+        )));
+    }
+    Ok(())
 }
 
 /// 128 random bits, as hex.

@@ -59,6 +59,9 @@ pub struct Batch {
     pub shard: Option<(usize, usize)>,
     /// The judge that runs every submission's checks (this program by default).
     pub judge: PathBuf,
+    /// The commit of the course whose stubs, tests and runner a submission is
+    /// built with (`HEAD` by default): never the work tree.
+    pub commit: String,
 }
 
 impl Batch {
@@ -73,6 +76,7 @@ impl Batch {
             filters: Vec::new(),
             shard: None,
             judge: grade::this_program(),
+            commit: "HEAD".to_string(),
         }
     }
 }
@@ -100,7 +104,7 @@ pub fn grade_all(
     dir: &Path,
     mut each: impl FnMut(&Graded),
 ) -> Result<Vec<Graded>, CourseError> {
-    let pristine = Pristine::of(&batch.course)?;
+    let pristine = Pristine::at(&batch.course, &batch.commit, &batch.cache)?;
     let mut submissions = submissions(dir)?;
     if let Some((k, n)) = batch.shard {
         submissions = submissions
@@ -150,17 +154,19 @@ pub fn grade_all(
     Ok(graded.into_iter().flatten().collect())
 }
 
-/// Makes each worker's scratch copy, and builds the grader once for all:
-/// the first worker builds, the others start from a copy of its target
-/// directory (cargo finds it fresh: the copies keep the files' times).
+/// Makes each worker's build workspace, and builds the runner's dependencies
+/// once for all: the first worker builds the stubs, the others start from a
+/// copy of its target directory (cargo finds it fresh: the copies keep the
+/// files' times).
 fn prepare(
     batch: &Batch,
     pristine: &Pristine,
     workers: &[(PathBuf, PathBuf)],
 ) -> Result<(), CourseError> {
     for (i, (workspace, target)) in workers.iter().enumerate() {
-        pristine.copy_to(workspace)?;
+        pristine.build_workspace(workspace)?;
         Submission::default().install(workspace)?;
+        grade::lock_file(workspace)?;
         if i > 0 && !target.exists() && workers[0].1.exists() {
             let copied = std::process::Command::new("cp")
                 .arg("-a")
@@ -176,13 +182,14 @@ fn prepare(
         options.time_limit = None;
         if let Some(output) = grade::build(&options)? {
             return Err(CourseError::Usage(format!(
-                "the course itself does not compile in {}, so no submission can be graded:\n{output}",
+                "the course's own stubs do not build in {}, so no submission can be graded:\n{output}",
                 workspace.display()
             )));
         }
         if started.elapsed() > Duration::from_secs(60) {
             eprintln!(
-                "batch: built the grader for worker {i} in {:.0} s (once: later batches reuse it)",
+                "batch: built the runner's dependencies for worker {i} in {:.0} s (once: later \
+                 batches reuse them)",
                 started.elapsed().as_secs_f64()
             );
         }
@@ -194,6 +201,7 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     let mut options = Options::new(workspace);
     options.target_dir = Some(target.to_path_buf());
     options.locked = true;
+    options.offline = true;
     options.filters = batch.filters.clone();
     options.time_limit = Some(batch.time_limit);
     options.judge = batch.judge.clone();
@@ -216,7 +224,7 @@ fn grade_one(
         .unwrap_or_default();
     let results = submission
         .and_then(|submission| {
-            pristine.copy_to(workspace)?;
+            pristine.build_workspace(workspace)?;
             submission.install(workspace)?;
             grade::run(&options(batch, workspace, target))
         })
