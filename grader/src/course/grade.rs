@@ -269,36 +269,6 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
         .ok_or(CourseError::NoTestBinary { output: ran.stderr })
 }
 
-/// Brings the Cargo.lock of `workspace` in line with its members, offline
-/// (the batch's build workspace has fewer members than the course): later
-/// builds can then insist that it does not change (`--locked`).
-pub fn lock_file(workspace: &Path) -> Result<(), CourseError> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let ran = Command::new(&cargo)
-        .args([
-            "metadata",
-            "--offline",
-            "--format-version",
-            "1",
-            "--manifest-path",
-        ])
-        .arg(workspace.join("Cargo.toml"))
-        .stdout(std::process::Stdio::null())
-        .output()
-        .map_err(|source| CourseError::Cargo {
-            cargo: cargo.clone(),
-            source,
-        })?;
-    if !ran.status.success() {
-        return Err(CourseError::Usage(format!(
-            "cargo could not resolve the build workspace in {} offline:\n{}",
-            workspace.display(),
-            String::from_utf8_lossy(&ran.stderr)
-        )));
-    }
-    Ok(())
-}
-
 /// 128 random bits, as hex.
 fn nonce() -> Result<String, CourseError> {
     let mut bytes = [0u8; 16];

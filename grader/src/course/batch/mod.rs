@@ -166,7 +166,6 @@ fn prepare(
     for (i, (workspace, target)) in workers.iter().enumerate() {
         pristine.build_workspace(workspace)?;
         Submission::default().install(workspace)?;
-        grade::lock_file(workspace)?;
         if i > 0 && !target.exists() && workers[0].1.exists() {
             let copied = std::process::Command::new("cp")
                 .arg("-a")
@@ -180,6 +179,9 @@ fn prepare(
         let started = Instant::now();
         let mut options = options(batch, workspace, target);
         options.time_limit = None;
+        // This first build (the course's own stubs) cuts Cargo.lock down to the
+        // build workspace's two members; every submission's build then keeps it as it is.
+        options.locked = false;
         if let Some(output) = grade::build(&options)? {
             return Err(CourseError::Usage(format!(
                 "the course's own stubs do not build in {}, so no submission can be graded:\n{output}",
