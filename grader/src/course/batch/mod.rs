@@ -104,7 +104,7 @@ pub fn grade_all(
     dir: &Path,
     mut each: impl FnMut(&Graded),
 ) -> Result<Vec<Graded>, CourseError> {
-    let pristine = Pristine::at(&batch.course, &batch.commit, &batch.cache)?;
+    let mut pristine = Pristine::at(&batch.course, &batch.commit, &batch.cache)?;
     let mut submissions = submissions(dir)?;
     if let Some((k, n)) = batch.shard {
         submissions = submissions
@@ -123,7 +123,7 @@ pub fn grade_all(
             )
         })
         .collect();
-    prepare(batch, &pristine, &workers)?;
+    prepare(batch, &mut pristine, &workers)?;
 
     let next = AtomicUsize::new(0);
     let (done, finished) = mpsc::channel();
@@ -160,7 +160,7 @@ pub fn grade_all(
 /// files' times).
 fn prepare(
     batch: &Batch,
-    pristine: &Pristine,
+    pristine: &mut Pristine,
     workers: &[(PathBuf, PathBuf)],
 ) -> Result<(), CourseError> {
     for (i, (workspace, target)) in workers.iter().enumerate() {
@@ -179,14 +179,22 @@ fn prepare(
         let started = Instant::now();
         let mut options = options(batch, workspace, target);
         options.time_limit = None;
-        // This first build (the course's own stubs) cuts Cargo.lock down to the
-        // build workspace's two members; every submission's build then keeps it as it is.
-        options.locked = false;
+        // The first build (the course's own stubs) cuts Cargo.lock down to the
+        // build workspace's two members; every build after it keeps it as it is.
+        options.locked = i > 0;
         if let Some(output) = grade::build(&options)? {
             return Err(CourseError::Usage(format!(
                 "the course's own stubs do not build in {}, so no submission can be graded:\n{output}",
                 workspace.display()
             )));
+        }
+        if i == 0 {
+            let cut = workspace.join("Cargo.lock");
+            pristine.lock = std::fs::read(&cut).map_err(|source| CourseError::File {
+                what: "could not read",
+                path: cut,
+                source,
+            })?;
         }
         if started.elapsed() > Duration::from_secs(60) {
             eprintln!(

@@ -27,8 +27,9 @@ pub const FILES_LIMIT: usize = 10_000;
 /// The largest file compared with the course's (larger ones are only flagged).
 const COMPARED_LIMIT: u64 = 1024 * 1024;
 
-/// The parts of the course the build of a submission needs, besides its sources.
-const BUILD_PARTS: &[&str] = &["Cargo.lock", "exercises/", "grader/runner/"];
+/// The parts of the course the build of a submission needs, besides its
+/// sources and the lock file (which [`Pristine::lock`] holds).
+const BUILD_PARTS: &[&str] = &["exercises/", "grader/runner/"];
 
 /// The course's tracked files at one commit, extracted once.
 pub struct Pristine {
@@ -38,6 +39,9 @@ pub struct Pristine {
     pub commit: String,
     /// The tracked files' relative paths.
     pub files: Vec<PathBuf>,
+    /// The lock file the build workspace is written with: the course's, until
+    /// a first build has cut it down to the build workspace's members.
+    pub lock: Vec<u8>,
 }
 
 fn git(course: &Path, args: &[&str]) -> Result<Vec<u8>, CourseError> {
@@ -159,6 +163,7 @@ impl Pristine {
             .map_err(io("could not read", &self.root.join("Cargo.toml")))?;
         let manifest = cut_down(&manifest)?;
         write_if_changed(&dest.join("Cargo.toml"), manifest.as_bytes())?;
+        write_if_changed(&dest.join("Cargo.lock"), &self.lock)?;
         for relative in &self.files {
             let shown = relative.to_string_lossy();
             if !BUILD_PARTS
