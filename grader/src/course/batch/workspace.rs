@@ -125,10 +125,12 @@ impl Pristine {
                 source,
             })?;
         }
+        let lock = fs::read(root.join("Cargo.lock")).unwrap_or_default();
         Ok(Pristine {
             root,
             commit: rev,
             files,
+            lock,
         })
     }
 
