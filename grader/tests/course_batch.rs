@@ -184,7 +184,7 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
         exits
             .checks()
             .iter()
-            .any(|c| format!("{:?}", c.outcome).contains("NoVerdict")),
+            .any(|c| format!("{:?}", c.outcome).contains("CodeEnded")),
         "{exits:?}"
     );
 
