@@ -85,17 +85,26 @@ impl Output {
         let mut shown = String::new();
         for line in text.trim_end_matches('\n').split('\n') {
             shown.push_str(prefix);
-            for c in line.chars() {
-                if c.is_control() && c != '\t' {
-                    shown.extend(c.escape_default());
-                } else {
-                    shown.push(c);
-                }
-            }
+            shown.push_str(&spelled_out(line, &['\t']));
             shown.push('\n');
         }
         shown
     }
+}
+
+/// `text` with its control characters spelled out (`\u{1b}`, `\r`, `\n`),
+/// but those in `kept`: what a student named, a file or a folder, can then
+/// draw nothing on a terminal nor start a line of its own.
+pub fn spelled_out(text: &str, kept: &[char]) -> String {
+    let mut shown = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && !kept.contains(&c) {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
 }
 
 #[cfg(test)]

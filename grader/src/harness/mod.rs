@@ -34,7 +34,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use arguments::Arguments;
-pub use capture::Output;
+pub use capture::{Output, spelled_out};
 pub(crate) use child::CHECK_VAR;
 pub use outcome::{Cause, End, Outcome};
 pub use summary::Counts;

@@ -49,26 +49,31 @@ pub fn student_rows(graded: &Graded, filters: &[String]) -> Vec<Row> {
     }
 }
 
+/// A name a student chose (a folder, a file), as it may be shown.
+fn named(text: &str) -> String {
+    crate::harness::spelled_out(text, &[])
+}
+
 /// One line per student, printed as each ends.
 pub fn line(graded: &Graded) -> String {
     let rows = student_rows(graded, &[]);
     let mut line = match &graded.results {
         Ok(_) => format!(
             "{}: {}/{} points, {}/{} checks passed ({:.1} s)",
-            graded.student,
+            named(&graded.student),
             rows.iter().map(|r| r.points).sum::<u32>(),
             rows.iter().map(|r| r.max_points).sum::<u32>(),
             rows.iter().filter(|r| r.status == Status::Pass).count(),
             rows.len(),
             graded.took.as_secs_f64()
         ),
-        Err(why) => format!("{}: not graded: {why}", graded.student),
+        Err(why) => format!("{}: not graded: {}", named(&graded.student), named(why)),
     };
     if let Ok(super::super::grade::Results::CompileError { .. }) = &graded.results {
         line.push_str(" [did not compile]");
     }
     if !graded.changed.is_empty() {
-        line.push_str(&format!(" [changed: {}]", graded.changed.join(", ")));
+        line.push_str(&format!(" [changed: {}]", named(&graded.changed.join(", "))));
     }
     line
 }
@@ -77,12 +82,12 @@ pub fn line(graded: &Graded) -> String {
 pub fn csv(graded: &[Graded], filters: &[String]) -> String {
     let mut out = format!("{HEADER}\n");
     for one in graded {
-        let changed = one.changed.join(";");
+        let changed = named(&one.changed.join(";"));
         for row in student_rows(one, filters) {
             let _ = writeln!(
                 out,
                 "{},{},{},{},{},{},{}",
-                field(&one.student),
+                field(&named(&one.student)),
                 field(&row.name),
                 row.status.as_str(),
                 row.outcome,
