@@ -138,6 +138,10 @@ pub struct BatchArgs {
     /// modulo N, is K (for a CI matrix that splits a class).
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// The commit of this course whose stubs, tests and runner every submission
+    /// is built with (never the work tree's uncommitted files).
+    #[arg(long, value_name = "REV", default_value = "HEAD")]
+    pub commit: String,
 }
 
 /// Reads `K/N` with `K < N`.

@@ -257,6 +257,7 @@ pub fn command(args: &BatchArgs) -> Result<ExitCode, CourseError> {
     batch.time_limit = Duration::from_secs(args.time_limit);
     batch.filters = args.filters.clone();
     batch.shard = args.shard;
+    batch.commit = args.commit.clone();
     let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
     let started = Instant::now();
     let graded = grade_all(&batch, &args.dir, |one| eprintln!("{}", report::line(one)))?;
