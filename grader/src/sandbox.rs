@@ -3,6 +3,9 @@
 //! Learner code is allowed to be unfinished or wrong: a `todo!()`, a panic, an
 //! endless loop, a loop that hammers Redis. Each call therefore runs on a
 //! thread of its own, with the [`Wire`] moved in and handed back at the end.
+//! For the learner's lock that thread only waits on the learner's runner,
+//! serving its commands ([`crate::remote`]); the runner's panics come back as
+//! [`crate::remote::RemotePanic`] and are named here like any other.
 //! The grader waits as long as the call makes progress, and at most
 //! [`CALL_LIMIT`] after its last Redis command; a call that goes quiet for
 //! longer is abandoned (its thread is left to spin until the test process

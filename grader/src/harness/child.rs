@@ -1,12 +1,13 @@
 //! The check's side: one check, one verdict, on the private channel.
 //!
 //! A process started by the harness finds the name of its check and the
-//! number of its channel's file descriptor in its environment. Before any code
-//! under test runs, it reads the nonce from its standard input (which then
-//! stays at its end) and keeps the channel from any process that code might
-//! start. It connects to the Redis the harness chose, runs the check
-//! ([`Outcome::of`]), writes `NONCE VERDICT` as one line, and exits at
-//! once, whatever threads the code under test left running.
+//! number of its channel's file descriptor in its environment. It reads the
+//! nonce from its standard input (which then stays at its end) and keeps the
+//! channel from any process it starts, the learner's runner among them. It
+//! starts that runner, connects to the Redis the harness chose, runs the check
+//! ([`Outcome::of`]), writes `NONCE VERDICT` as one line, and exits at once.
+//! A runner that dies during the check ends it there, with a verdict that
+//! says how ([`crate::remote::on_end`]).
 
 use std::fs::File;
 use std::io::{self, BufRead, Write};

@@ -5,14 +5,20 @@
 //! that counts the results: a learner's `std::process::exit(0)` ends the run
 //! with status 0 and no result at all, an abort or a panic in a `Drop` takes
 //! every check down with it, and anything printed can pass for a result line.
-//! So `exercises/tests/grade.rs` is a test target without libtest
-//! (`harness = false`) whose `main` calls [`main`]. It runs the test binary
-//! again once per selected check (`supervise`), several at a time; each of
-//! these processes runs its one check (`child`) and sends the verdict on a
-//! private channel. A check that sends none fails, and its report says what
-//! happened to its process ([`outcome`]). The results are printed in the
-//! checks' order, in libtest's shape ([`summary`]), and the exit status is 0
-//! only when every selected check sent a passing verdict.
+//! So the learner's code is not in this program at all: `exercises/tests/grade.rs`
+//! builds it into the runner (`grader/runner`), which hands over to the judge,
+//! this program ([`judge`]). The judge runs itself again once per selected
+//! check (`supervise`), several at a time; each of these processes runs its
+//! one check (`child`), calling the learner's functions in a runner of its own
+//! ([`crate::remote`]), and sends the verdict on a private channel. A check
+//! that sends none fails, and its report says what happened to its process or
+//! to its runner ([`outcome`]). The results are printed in the checks' order,
+//! in libtest's shape ([`summary`]), and the exit status is 0 only when every
+//! selected check sent a passing verdict.
+//!
+//! The grader's own tests also play locks of its catalogue in the check's
+//! process itself ([`main`] with such a lock, as the `grade-lock` binary
+//! does): that code is the grader's, and the harness holds it just as well.
 //!
 //! The harness picks Redis once ([`server::shared`]) and hands it to every
 //! check's process, so a run starts one server, which goes when the run ends.

@@ -5,10 +5,9 @@
 //! failing check); its verdict goes into a second, private pipe, on a file
 //! descriptor of its own, prefixed with a random nonce the child reads from
 //! its standard input before any code under test runs. Printing a verdict,
-//! exiting early, aborting, or being killed therefore cannot produce one.
-//! (Code under test shares its check's process, so code written to dig the
-//! nonce out of that process's memory could forge one; nothing a program does
-//! by mistake, or by printing, can.)
+//! exiting early, aborting, or being killed therefore cannot produce one. The
+//! learner's code is not in the check's process at all, but in its runner,
+//! which never sees the nonce, the channel or this process's memory.
 //!
 //! The child runs in a process group of its own, with a limit on its address
 //! space, and is killed (with everything it started) when it overruns the time
