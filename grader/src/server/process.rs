@@ -1,5 +1,6 @@
 //! The process source: a local `redis-server`, started for this test process on a free loopback
-//! port with persistence off, and stopped when the process ends, however it ends.
+//! port with persistence off and a password of its own (`server/password.rs`), and stopped when
+//! the process ends, however it ends.
 //!
 //! The server runs under a small `sh` watchdog whose standard input is a pipe held open by this
 //! process only. The kernel closes it when this process ends in any way, `SIGKILL` included; the
