@@ -206,13 +206,8 @@ impl World {
     pub fn client_connection(&self) -> Result<Connection, GradeError> {
         match &self.primary_url {
             None => Ok(server::shared()?.connect()?),
-            Some(url) => server::connect_url(url).map_err(|cause| {
-                server::ServerError::Connect {
-                    url: url.clone(),
-                    cause,
-                }
-                .into()
-            }),
+            Some(url) => server::connect_url(url)
+                .map_err(|cause| server::ServerError::connect(url, cause).into()),
         }
     }
 

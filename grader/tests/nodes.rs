@@ -66,13 +66,22 @@ fn connect(address: &(String, u16)) -> std::io::Result<TcpStream> {
     TcpStream::connect_timeout(&socket, Duration::from_secs(1))
 }
 
-/// Sends PING on a raw socket and waits `wait` for the answer.
+/// Sends PING on a raw socket and waits `wait` for an answer. A node requires its password, so
+/// a running one answers this stranger `-NOAUTH …`: any reply shows it runs.
 fn pings(address: &(String, u16), wait: Duration) -> std::io::Result<bool> {
     let mut socket = connect(address)?;
     socket.set_read_timeout(Some(wait))?;
     socket.write_all(b"PING\r\n")?;
     let mut reply = [0u8; 7];
-    Ok(socket.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n")
+    Ok(socket.read_exact(&mut reply).is_ok() && (&reply == b"+PONG\r\n" || &reply == b"-NOAUTH"))
+}
+
+/// The password in a node's `redis://:PASSWORD@HOST:PORT` URL.
+fn password_of(url: &str) -> String {
+    url.split_once("://:")
+        .and_then(|(_, rest)| rest.rsplit_once('@'))
+        .map(|(password, _)| password.to_owned())
+        .unwrap_or_else(|| panic!("a node's URL carries its password"))
 }
 
 #[test]
@@ -178,12 +187,13 @@ fn a_node_reaches_another_at_its_peer_address() {
     let (from, to, peer) = {
         let set = lease.nodes();
         let nodes = set.nodes();
-        let peer = nodes[1].peer_address();
+        let peer = (nodes[1].peer_address(), password_of(&nodes[1].url()));
         let from = nodes[0].connect().expect("node 0");
         let to = nodes[1].connect().expect("node 1");
         (from, to, peer)
     };
     let (mut from, mut to) = (from, to);
+    let (peer, password) = peer;
     let key = format!("dlcourse:redlock:peer:{}", std::process::id());
     redis::cmd("SET")
         .arg(&key)
@@ -198,6 +208,9 @@ fn a_node_reaches_another_at_its_peer_address() {
         .arg(2000)
         .arg("COPY")
         .arg("REPLACE")
+        // Node 1 requires its own password, of node 0 too.
+        .arg("AUTH")
+        .arg(&password)
         .query(&mut from)
         .unwrap_or_else(|e| panic!("node 0 cannot reach node 1 at {peer:?}: {e}"));
     assert_eq!(migrated, "OK");

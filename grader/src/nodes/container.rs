@@ -33,8 +33,8 @@ use testcontainers::bollard::query_parameters::{
 use testcontainers::{Container, GenericImage, ImageExt};
 
 use crate::server::{
-    ServerError, docker_call, engine_is_local, lease_connection, off_runtime, redis_request,
-    start_request,
+    Password, ServerError, docker_call, engine_is_local, lease_connection, off_runtime, redacted,
+    redis_request, start_request,
 };
 
 /// The port Redis listens on inside each container.
@@ -67,6 +67,9 @@ pub(super) struct ContainerNode {
     pid: i32,
     /// The connection that marks the container as this live run's (see `server/owner.rs`).
     lease: Option<redis::Connection>,
+    /// The password its server requires, in the container's command, so the same after a
+    /// restart.
+    password: Password,
 }
 
 impl ContainerNode {
@@ -96,7 +99,8 @@ impl ContainerNode {
     fn start(image: &str, network: &'static str) -> Result<ContainerNode, ServerError> {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let request = redis_request(image)
+        let password = Password::fresh()?;
+        let request = redis_request(image, &password)
             .with_network(network)
             .with_container_name(format!("{network}-{n}"));
         let container = start_request(image, request)?;
@@ -117,6 +121,7 @@ impl ContainerNode {
             published_host,
             pid: 0,
             lease: None,
+            password,
         };
         // From here on the container is in LIVE: dropping the node removes it on any error.
         node.locate()?;
@@ -137,6 +142,10 @@ impl ContainerNode {
 
     pub(super) fn pid(&self) -> i32 {
         self.pid
+    }
+
+    pub(super) fn password(&self) -> &Password {
+        &self.password
     }
 
     /// `docker pause`: the engine returns once the container is frozen.
@@ -237,7 +246,8 @@ impl ContainerNode {
             }) {
                 Ok(_) => break,
                 Err(cause) if Instant::now() >= deadline => {
-                    return Err(self.failed("start", format!("no answer at {url}: {cause}")));
+                    let at = redacted(&url);
+                    return Err(self.failed("start", format!("no answer at {at}: {cause}")));
                 }
                 Err(_) => std::thread::sleep(Duration::from_millis(10)),
             }
@@ -246,10 +256,10 @@ impl ContainerNode {
         Ok(())
     }
 
-    /// The URL the grader reaches the node at.
+    /// The URL the grader reaches the node at, with its password.
     pub(super) fn url(&self) -> String {
         let (host, port) = &self.reach;
-        format!("redis://{host}:{port}")
+        self.password.url(host, *port)
     }
 
     fn inspect(&self) -> Result<ContainerInspectResponse, ServerError> {

@@ -14,6 +14,9 @@
 //!
 //! Either way none outlives the test process, however it ends: the process source's watchdog
 //! stops a process, an exit handler or the next run's sweep removes a container and the network.
+//! And either way each node requires a password of its own, kept across its restarts, which
+//! [`Node::url`] carries to every connection: the grader's, and the wires' of a Redlock under
+//! test.
 //!
 //! The [`NodeSet`] here owns the nodes and applies faults; [`cluster`] runs one scenario on
 //! them, on virtual time, with a clock of its own for each node, and [`wire`] is the connection
@@ -28,7 +31,7 @@ pub mod wire;
 
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
-use crate::server::{NodeSource, ServerError, node_source};
+use crate::server::{NodeSource, Password, ServerError, node_source};
 
 use container::ContainerNode;
 use process::ProcessNode;
@@ -79,11 +82,22 @@ impl Node {
         }
     }
 
-    /// The node's URL, e.g. `redis://127.0.0.1:40001`, or `redis://172.18.0.2:6379` for a
-    /// container reached on its network.
+    /// The node's URL, with the node's own password, e.g. `redis://:PASSWORD@127.0.0.1:40001`,
+    /// or `redis://:PASSWORD@172.18.0.2:6379` for a container reached on its network: what the
+    /// grader and the wires of a Redlock under test connect with. Never print it: print
+    /// [`crate::server::redacted`]`(url)`, or [`Node::address`].
     pub fn url(&self) -> String {
         let (host, port) = self.address();
-        format!("redis://{host}:{port}")
+        self.password().url(&host, port)
+    }
+
+    /// The node's password, the same across restarts: for the grader's own configuration of
+    /// the nodes (a replica's `masterauth`).
+    pub(crate) fn password(&self) -> &Password {
+        match &self.backend {
+            Backend::Process(node) => node.password(),
+            Backend::Container(node) => node.password(),
+        }
     }
 
     /// The host and port the grader reaches the node at, the same across restarts.
@@ -145,7 +159,7 @@ impl Node {
                 Err(cause) => cause,
             },
         };
-        Err(ServerError::Connect { url, cause })
+        Err(ServerError::connect(&url, cause))
     }
 
     /// Stops the node where it is, and returns once it has stopped.
@@ -243,7 +257,7 @@ impl NodeSet {
     pub fn start_from(n: usize, source: &NodeSource) -> Result<NodeSet, ServerError> {
         let nodes = match source {
             NodeSource::Process => (0..n)
-                .map(|_| ProcessNode::start(None).map(Backend::Process))
+                .map(|_| ProcessNode::start().map(Backend::Process))
                 .collect::<Result<Vec<_>, _>>()?,
             NodeSource::Container { image } => ContainerNode::start_all(n, image)?
                 .into_iter()

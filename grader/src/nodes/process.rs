@@ -4,12 +4,13 @@
 //! so it does not outlive the test process however that ends. A pause is `SIGSTOP`: the kernel
 //! stops the process where it is, with its connections and data, until `SIGCONT`. A kill is
 //! `SIGKILL`, and as the server runs without persistence it comes back empty on a fresh server
-//! started on the same port, which keeps the node's address.
+//! started on the same port, which keeps the node's address, and with the same password, which
+//! the node keeps for it.
 
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::server::{RedisServer, ServerError, process};
+use crate::server::{Password, RedisServer, ServerError, process};
 
 /// How long a stopped or killed process may take to show it.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -21,18 +22,26 @@ pub(super) struct ProcessNode {
     server: Option<RedisServer>,
     port: u16,
     pid: i32,
+    /// The node's own password, which every server started for it requires.
+    password: Password,
 }
 
 impl ProcessNode {
-    /// Starts a server on `port`, or on a free loopback port.
-    pub(super) fn start(port: Option<u16>) -> Result<ProcessNode, ServerError> {
-        let server = process::start_process_on(port)?;
+    /// Starts a server with a fresh password on a free loopback port.
+    pub(super) fn start() -> Result<ProcessNode, ServerError> {
+        ProcessNode::start_on(None, Password::fresh()?)
+    }
+
+    /// Starts a server requiring `password`, on `port` or on a free loopback port.
+    fn start_on(port: Option<u16>, password: Password) -> Result<ProcessNode, ServerError> {
+        let server = process::start_process_on(port, &password)?;
         let port = port_of(server.url());
         let pid = pid_of(&server)?;
         Ok(ProcessNode {
             server: Some(server),
             port,
             pid,
+            password,
         })
     }
 
@@ -42,6 +51,10 @@ impl ProcessNode {
 
     pub(super) fn pid(&self) -> i32 {
         self.pid
+    }
+
+    pub(super) fn password(&self) -> &Password {
+        &self.password
     }
 
     /// `SIGSTOP`, then waits until the process shows as stopped where `/proc` tells.
@@ -80,14 +93,14 @@ impl ProcessNode {
         }
     }
 
-    /// A fresh, empty server on the same port.
+    /// A fresh, empty server on the same port, with the same password.
     pub(super) fn restart(&mut self) -> Result<(), ServerError> {
-        *self = ProcessNode::start(Some(self.port))?;
+        *self = ProcessNode::start_on(Some(self.port), self.password.clone())?;
         Ok(())
     }
 }
 
-/// The port of a `redis://127.0.0.1:PORT` URL.
+/// The port of a `redis://[:PASSWORD@]127.0.0.1:PORT` URL.
 fn port_of(url: &str) -> u16 {
     url.rsplit(':')
         .next()
@@ -97,10 +110,7 @@ fn port_of(url: &str) -> u16 {
 
 /// The server's process id, as its `INFO server` reports it.
 fn pid_of(server: &RedisServer) -> Result<i32, ServerError> {
-    let unusable = |cause: String| ServerError::Connect {
-        url: server.url().to_owned(),
-        cause,
-    };
+    let unusable = |cause: String| ServerError::connect(server.url(), cause);
     let mut con = server.connect()?;
     let info: String = redis::cmd("INFO")
         .arg("server")

@@ -115,7 +115,8 @@ impl Pair {
         Ok(self.nodes[self.primary].connect()?)
     }
 
-    /// The URL of the primary, where clients send their commands.
+    /// The URL of the primary, where clients send their commands, with its password: never
+    /// print it (see [`crate::server::redacted`]).
     pub fn primary_url(&self) -> String {
         self.nodes[self.primary].url()
     }
@@ -213,10 +214,15 @@ impl Pair {
             .arg("0")
             .exec(&mut primary)?;
         let mut con = self.nodes[i].connect()?;
+        // Each node requires a password of its own (see `server/password.rs`): the replica
+        // signs in to its primary with the primary's. It is set here, not at start, because
+        // either node may be the primary, and a restarted node has forgotten it.
         redis::cmd("CONFIG")
             .arg("SET")
             .arg("repl-diskless-load")
             .arg("swapdb")
+            .arg("masterauth")
+            .arg(self.nodes[self.primary].password().expose())
             .exec(&mut con)?;
         let (host, port) = self.nodes[self.primary].peer_address();
         redis::cmd("REPLICAOF").arg(host).arg(port).exec(&mut con)?;
@@ -245,10 +251,10 @@ impl Pair {
             .arg(FIRST_ACK_TIMEOUT_MS)
             .query(&mut primary)?;
         if acked == 0 {
-            return Err(ServerError::Connect {
-                url: self.nodes[i].url(),
-                cause: format!("the replica acknowledged nothing in {FIRST_ACK_TIMEOUT_MS} ms"),
-            }
+            return Err(ServerError::connect(
+                &self.nodes[i].url(),
+                format!("the replica acknowledged nothing in {FIRST_ACK_TIMEOUT_MS} ms"),
+            )
             .into());
         }
         self.linked = true;
@@ -290,10 +296,10 @@ fn until(
     let deadline = Instant::now() + LINK_TIMEOUT;
     while !done()? {
         if Instant::now() > deadline {
-            return Err(ServerError::Connect {
-                url: node.url(),
-                cause: format!("waited {} s for {what}", LINK_TIMEOUT.as_secs()),
-            }
+            return Err(ServerError::connect(
+                &node.url(),
+                format!("waited {} s for {what}", LINK_TIMEOUT.as_secs()),
+            )
             .into());
         }
         std::thread::sleep(Duration::from_millis(2));

@@ -30,6 +30,7 @@ use testcontainers::runners::SyncRunner;
 use testcontainers::{Container, ContainerRequest, GenericImage, ImageExt};
 
 use super::owner::{self, Owner};
+use super::password::{Password, redacted};
 use super::probe::{self, ProbeError};
 use super::sweep::remove_stale_containers;
 use super::{DEFAULT_IMAGE, RedisServer, ServerError, ServerKind, env_nonempty, note};
@@ -84,10 +85,19 @@ pub(crate) fn image_name() -> String {
     env_nonempty("REDIS_IMAGE").unwrap_or_else(|| DEFAULT_IMAGE.to_owned())
 }
 
+/// The option that gives a container's server its password, in the container's command.
+const REQUIREPASS: &str = "--requirepass";
+
 /// How every Redis container of the grader is asked for (the shared server and Redlock's
-/// nodes): persistence off, labelled with this run for the sweep, and, on a local engine,
-/// published on the loopback interface only.
-pub(crate) fn redis_request(image: &str) -> ContainerRequest<GenericImage> {
+/// nodes): requiring `password`, persistence off, labelled with this run for the sweep, and, on
+/// a local engine, published on the loopback interface only.
+///
+/// The password is in the container's command, where `docker inspect` shows it: whoever may
+/// ask the engine that may also `docker exec` into the container, so it hides nothing from
+/// them, and the sweep of another run reads it there ([`command_password`]). A container
+/// restarted by the engine runs the same command, so a node restarted after a kill keeps its
+/// password. On the host, `redis-server` replaces its arguments with its title once it starts.
+pub(crate) fn redis_request(image: &str, password: &Password) -> ContainerRequest<GenericImage> {
     let (name, tag) = split_image(image);
     let mut request = GenericImage::new(name, tag)
         .with_exposed_port(6379.tcp())
@@ -102,14 +112,16 @@ pub(crate) fn redis_request(image: &str) -> ContainerRequest<GenericImage> {
             "no",
             "--protected-mode",
             "no",
+            REQUIREPASS,
+            password.expose(),
         ])
         .with_startup_timeout(CONTAINER_STARTUP_TIMEOUT);
     for (label, value) in Owner::this_process().labels() {
         request = request.with_label(label, value);
     }
     if engine_is_local() {
-        // A server without a password must not be reachable from the network: publish it on
-        // the loopback interface only (testcontainers would publish on all of them).
+        // The grader's servers are for this machine alone: publish them on the loopback
+        // interface only (testcontainers would publish on all of them).
         request = request.with_host_config_modifier(|host_config| {
             host_config.publish_all_ports = Some(false);
             host_config.port_bindings = Some(HashMap::from([(
@@ -156,7 +168,8 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
         cause,
         remedy,
     };
-    let container = start_request(&image, redis_request(&image))?;
+    let password = Password::fresh()?;
+    let container = start_request(&image, redis_request(&image, &password))?;
     let id = container.id().to_owned();
     // From here on the container exists: hand it to the exit handler before anything can fail.
     register_exit_handler();
@@ -175,7 +188,7 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
     } else {
         host
     };
-    let url = format!("redis://{host}:{port}");
+    let url = password.url(&host, port);
     let server = format!("the container {} from image {image}", short_id(&id));
     match probe::probe(&url) {
         Ok(version) => {
@@ -211,7 +224,8 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
             })
         }
         Err(ProbeError::Unusable(cause)) => Err(setup(format!(
-            "it started but does not answer at {url}: {cause}"
+            "it started but does not answer at {}: {cause}",
+            redacted(&url)
         ))),
     }
 }
@@ -239,6 +253,15 @@ pub(crate) fn lease_connection(url: &str) -> Option<redis::Connection> {
     lease
         .map_err(|e| note(&format!("could not mark the container as this run's: {e}")))
         .ok()
+}
+
+/// The password in a grader container's command as Docker lists it (`Path` and `Args` joined by
+/// spaces, e.g. `redis-server --save  … --requirepass PASSWORD`), for the sweep's look at the
+/// lease of another run; `None` in a container started without one.
+pub(super) fn command_password(command: &str) -> Option<Password> {
+    let mut words = command.split_whitespace();
+    words.find(|word| *word == REQUIREPASS)?;
+    Password::parse(words.next()?)
 }
 
 fn image_remedy(image: &str) -> String {
@@ -376,6 +399,20 @@ fn remove_container_now() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sweep_reads_the_password_in_a_containers_command() {
+        let password = Password::fresh().unwrap_or_else(|e| panic!("{e}"));
+        let request = redis_request("redis:7.4", &password);
+        let command = format!(
+            "docker-entrypoint.sh {}",
+            request.cmd().collect::<Vec<_>>().join(" ")
+        );
+        assert_eq!(command_password(&command), Some(password));
+        let without = "docker-entrypoint.sh redis-server --save  --appendonly no";
+        assert_eq!(command_password(without), None);
+        assert_eq!(command_password("redis-server --requirepass"), None);
+    }
 
     #[test]
     fn image_names_split_at_the_tag() {

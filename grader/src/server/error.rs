@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use super::DEFAULT_IMAGE;
+use super::password::redacted;
 use super::probe::MIN_VERSION;
 
 /// What a person can do when no source works, for [`ServerError::NothingAvailable`].
@@ -162,7 +163,8 @@ pub enum ServerError {
         tried: Vec<String>,
     },
 
-    /// The server was available but a new connection to it failed.
+    /// The server was available but a new connection to it failed. Made by
+    /// [`ServerError::connect`], which hides the URL's password.
     #[error("could not connect to the grader's Redis at {url}: {cause}")]
     Connect {
         /// The URL, password hidden.
@@ -170,6 +172,28 @@ pub enum ServerError {
         /// What went wrong, with its remedy.
         cause: String,
     },
+
+    /// The operating system's random source gave no password for a server the grader starts.
+    #[error(
+        "the operating system's random source failed ({cause}): the grader gives every Redis \
+         server it starts a password of its own, drawn from it, and starts none without one. \
+         Check that /dev/urandom (or getrandom(2)) works here, or set REDIS_URL to a server \
+         you run"
+    )]
+    NoRandomness {
+        /// The random source's error.
+        cause: String,
+    },
+}
+
+impl ServerError {
+    /// A [`ServerError::Connect`] to `url`, shown with its password masked ([`redacted`]).
+    pub fn connect(url: &str, cause: impl Into<String>) -> ServerError {
+        ServerError::Connect {
+            url: redacted(url),
+            cause: cause.into(),
+        }
+    }
 }
 
 fn bullet_list(items: &[String]) -> String {

@@ -11,9 +11,10 @@
 //!    ACL user limited to `~dlcourse:*` passes. Nothing is started and nothing is flushed.
 //! 2. **A container**, when a Docker engine answers: the image `REDIS_IMAGE` (default
 //!    [`DEFAULT_IMAGE`]) started through testcontainers, published on a loopback port
-//!    (`server/container.rs`).
+//!    (`server/container.rs`), requiring a password of its own.
 //! 3. **A local `redis-server`** (`REDIS_SERVER=/path`, or the first one on `PATH`), started as a
-//!    child process on a free loopback port with persistence off (`server/process.rs`).
+//!    child process on a free loopback port with persistence off and a password of its own
+//!    (`server/process.rs`).
 //!
 //! `GRADER_REDIS=url|container|process` forces one source: if it is unavailable, [`shared`] fails
 //! and says why instead of falling back, so a run that meant to test one path cannot silently
@@ -41,12 +42,18 @@
 //! this: the harness sets it for the checks it runs, which get its server as a `REDIS_URL`, so
 //! that their nodes come from the harness's source.
 //!
+//! Every server the grader starts (the container or process here, Redlock's nodes, the failover
+//! pair) requires a password of its own, fresh for each server, so that no other process on the
+//! machine can reach it directly; the grader's URLs carry it, and no message shows it
+//! (`server/password.rs`, [`redacted`]). A `REDIS_URL` is used as given.
+//!
 //! Whatever was started must not outlive the test process, whether it exits or is killed: each
 //! source module says how. The module is Unix-only (it relies on `sh`, `atexit` and signals).
 
 mod container;
 mod error;
 mod owner;
+mod password;
 mod probe;
 pub(crate) mod process;
 mod sweep;
@@ -58,6 +65,8 @@ use std::sync::OnceLock;
 
 pub use container::{docker_available, image_present};
 pub use error::ServerError;
+pub(crate) use password::Password;
+pub use password::redacted;
 pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
 pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
@@ -68,7 +77,7 @@ pub(crate) use container::{
 };
 pub(crate) use owner::{network_labels, run_id};
 
-use probe::{ProbeError, connect_to, probe, redact};
+use probe::{ProbeError, connect_to, probe};
 use process::ProcessGuard;
 
 /// The image started when `REDIS_IMAGE` is not set: the official Redis image, pinned to a minor
@@ -111,8 +120,8 @@ impl fmt::Display for ServerKind {
 
 /// The Redis server the grader uses, as found or started by [`shared`].
 ///
-/// Displays as e.g. "Redis 7.0.15 in a container (image redis-course:local)".
-#[derive(Debug)]
+/// Displays as e.g. "Redis 7.0.15 in a container (image redis-course:local)"; neither that nor
+/// its `Debug` shows a password.
 pub struct RedisServer {
     url: String,
     kind: ServerKind,
@@ -122,8 +131,9 @@ pub struct RedisServer {
 }
 
 impl RedisServer {
-    /// The URL to connect to, e.g. `redis://127.0.0.1:32768`. It may hold a password when it
-    /// comes from `REDIS_URL`: print the server itself (its `Display` hides the password).
+    /// The URL to connect to, with the server's password: e.g. `redis://:PASSWORD@127.0.0.1:32768`
+    /// for a server the grader started (see `server/password.rs`), or `REDIS_URL` as given. Print
+    /// the server itself, or [`redacted`]`(url)`, never the URL.
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -142,10 +152,17 @@ impl RedisServer {
     /// Opens a new connection whose connect, read and write each give up after a bounded time
     /// ([`CONNECT_TIMEOUT`], [`IO_TIMEOUT`]).
     pub fn connect(&self) -> Result<redis::Connection, ServerError> {
-        connect_to(&self.url).map_err(|cause| ServerError::Connect {
-            url: redact(&self.url),
-            cause,
-        })
+        connect_to(&self.url).map_err(|cause| ServerError::connect(&self.url, cause))
+    }
+}
+
+impl fmt::Debug for RedisServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisServer")
+            .field("url", &redacted(&self.url))
+            .field("kind", &self.kind)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -153,7 +170,7 @@ impl fmt::Display for RedisServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Redis {} {}", self.version, self.kind)?;
         if self.kind == ServerKind::Url {
-            write!(f, " ({})", redact(&self.url))?;
+            write!(f, " ({})", redacted(&self.url))?;
         }
         Ok(())
     }
@@ -173,7 +190,7 @@ pub fn shared() -> Result<&'static RedisServer, ServerError> {
             // captures: CI greps this line to prove which source a run used.
             let at = match server.kind {
                 ServerKind::Url => String::new(), // its Display shows the URL already
-                _ => format!(" at {}", server.url),
+                _ => format!(" at {}", redacted(&server.url)),
             };
             let _ = writeln!(
                 std::io::stderr(),
@@ -252,7 +269,8 @@ fn choose_nodes() -> Result<NodeSource, ServerError> {
 }
 
 /// Opens a connection to `url` with [`CONNECT_TIMEOUT`] and [`IO_TIMEOUT`], or says why it
-/// cannot: for the grader's own nodes ([`crate::nodes`]).
+/// cannot: for the grader's own nodes ([`crate::nodes`]), whose URLs carry their passwords. The
+/// reason never quotes the URL.
 pub(crate) fn connect_url(url: &str) -> Result<redis::Connection, String> {
     connect_to(url)
 }
@@ -335,7 +353,7 @@ pub fn at_url(url: &str) -> Result<RedisServer, ServerError> {
             _process: None,
         }),
         Err(ProbeError::TooOld(version)) => Err(ServerError::TooOld {
-            server: format!("the server at REDIS_URL ({})", redact(url)),
+            server: format!("the server at REDIS_URL ({})", redacted(url)),
             version,
             remedy: "Point REDIS_URL at a newer server, or unset it to let the grader start one."
                 .to_owned(),
@@ -346,14 +364,14 @@ pub fn at_url(url: &str) -> Result<RedisServer, ServerError> {
             reply,
             remedy,
         }) => Err(ServerError::CommandRefused {
-            server: format!("the server at REDIS_URL ({})", redact(url)),
+            server: format!("the server at REDIS_URL ({})", redacted(url)),
             command: command.to_owned(),
             why: why.to_owned(),
             reply,
             remedy: format!("{remedy}."),
         }),
         Err(ProbeError::Unusable(cause)) => Err(ServerError::UrlUnusable {
-            url: redact(url),
+            url: redacted(url),
             cause,
         }),
     }

@@ -148,8 +148,8 @@ pub(super) fn lease_name(run: &str) -> String {
     format!("dlcourse-grader-owner-{run}")
 }
 
-/// Whether the owner `run` still holds its lease on the Redis at `url`: `None` when that Redis
-/// cannot be asked.
+/// Whether the owner `run` still holds its lease on the Redis at `url` (with the container's
+/// password, which the sweep reads in its command): `None` when that Redis cannot be asked.
 pub(super) fn lease_held(url: &str, run: &str) -> Option<bool> {
     let client = redis::Client::open(url).ok()?;
     let mut connection = client.get_connection_with_timeout(LEASE_TIMEOUT).ok()?;

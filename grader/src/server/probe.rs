@@ -261,30 +261,9 @@ pub(super) fn version_at_least(version: &str, (major, minor): (u32, u32)) -> boo
     found >= (major, minor)
 }
 
-/// The URL with any password replaced, for messages.
-pub(super) fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_are_hidden() {
-        assert_eq!(
-            redact("redis://:s3cret@host:6379/0"),
-            "redis://***@host:6379/0"
-        );
-        assert_eq!(redact("redis://host:6379"), "redis://host:6379");
-    }
 
     #[test]
     fn versions_compare_numerically() {

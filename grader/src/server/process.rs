@@ -1,5 +1,6 @@
 //! The process source: a local `redis-server`, started for this test process on a free loopback
-//! port with persistence off, and stopped when the process ends, however it ends.
+//! port with persistence off and a password of its own (`server/password.rs`), and stopped when
+//! the process ends, however it ends.
 //!
 //! The server runs under a small `sh` watchdog whose standard input is a pipe held open by this
 //! process only. The kernel closes it when this process ends in any way, `SIGKILL` included; the
@@ -7,7 +8,7 @@
 //! fires when the spawning *thread* ends, and test threads end early.)
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -15,20 +16,31 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::password::Password;
 use super::probe::{ProbeError, probe};
 use super::{RedisServer, ServerError, ServerKind, env_nonempty};
 
 /// How long a local `redis-server` may take to answer its first `PING`.
 const PROCESS_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Runs the server as `$@` and stops it when standard input reaches end-of-file, i.e. when the
-/// process holding the pipe's other end has ended, however it ended. The stop is followed by a
-/// `SIGCONT`, so that a server a fault left paused (`SIGSTOP`, see `crate::nodes`) stops too. The watcher reads a copy on
-/// fd 3 because a background job's own standard input is /dev/null. When the server exits by
-/// itself, the watcher is stopped too so it can never signal a reused pid later.
+/// Runs the server `$1` with the options that follow and stops it when standard input reaches
+/// end-of-file, i.e. when the process holding the pipe's other end has ended, however it ended.
+/// The stop is followed by a `SIGCONT`, so that a server a fault left paused (`SIGSTOP`, see
+/// `crate::nodes`) stops too. The watcher reads a copy on fd 3 because a background job's own
+/// standard input is /dev/null. When the server exits by itself, the watcher is stopped too so it
+/// can never signal a reused pid later.
+///
+/// The first line on standard input is the server's password. It reaches the server as a line
+/// of configuration on the server's standard input (`redis-server -`), never as an argument:
+/// anyone on the machine can read a process's arguments (`ps`), and this shell lives as long as
+/// the server. `$!` of a pipeline is the pid of its last command, the server.
 const WATCHDOG: &str = r#"exec 3<&0 </dev/null
-"$@" 3<&- 2>&1 &
+IFS= read -r password <&3 || exit 64
+server_path=$1
+shift
+printf 'requirepass %s\n' "$password" 3<&- | "$server_path" - "$@" 3<&- 2>&1 &
 server=$!
+unset password
 { read -r _ <&3; kill "$server" 2>/dev/null; kill -CONT "$server" 2>/dev/null; } &
 watcher=$!
 exec 3<&-
@@ -86,20 +98,25 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
+/// Starts the shared server: a `redis-server` on a free loopback port, with a fresh password.
 pub(super) fn start_process() -> Result<RedisServer, ServerError> {
-    start_process_on(None)
+    start_process_on(None, &Password::fresh()?)
 }
 
-/// Starts a `redis-server` as [`start_process`] does, on `port` when given (a node restarted where
-/// it was, see `crate::nodes`), else on a free port.
-pub(crate) fn start_process_on(port: Option<u16>) -> Result<RedisServer, ServerError> {
+/// Starts a `redis-server` as [`start_process`] does, requiring `password`, on `port` when given
+/// (a node restarted where it was, with the password it had, see `crate::nodes`), else on a free
+/// port.
+pub(crate) fn start_process_on(
+    port: Option<u16>,
+    password: &Password,
+) -> Result<RedisServer, ServerError> {
     let path = local_redis_server()?;
     // The free port is found by binding and releasing it, so another program may take it first:
     // a server that then fails to bind is retried on a fresh port.
     let mut attempts = 0;
     loop {
         attempts += 1;
-        match start_process_once(&path, port) {
+        match start_process_once(&path, port, password) {
             Err(ServerError::ProcessFailed { log, .. })
                 if attempts < 3 && log.contains("Address already in use") =>
             {
@@ -110,11 +127,16 @@ pub(crate) fn start_process_on(port: Option<u16>) -> Result<RedisServer, ServerE
     }
 }
 
-fn start_process_once(path: &Path, port: Option<u16>) -> Result<RedisServer, ServerError> {
+fn start_process_once(
+    path: &Path,
+    port: Option<u16>,
+    password: &Password,
+) -> Result<RedisServer, ServerError> {
     let failed = |cause: String, log: &LogTail| ServerError::ProcessFailed {
         path: path.to_owned(),
         cause,
-        log: log.render(),
+        // A configuration error quotes the line it refused: never the password's.
+        log: password.hide_in(&log.render()),
     };
     let no_log = LogTail::default();
     let port = match port {
@@ -136,16 +158,25 @@ fn start_process_once(path: &Path, port: Option<u16>) -> Result<RedisServer, Ser
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| failed(format!("cannot run /bin/sh: {e}"), &no_log))?;
-    let (Some(stdin), Some(stdout)) = (watchdog.stdin.take(), watchdog.stdout.take()) else {
+    let (Some(mut stdin), Some(stdout)) = (watchdog.stdin.take(), watchdog.stdout.take()) else {
         return Err(failed("no pipes to the watchdog".to_owned(), &no_log));
     };
     let log = LogTail::collect(stdout);
+    // The watchdog's first line: the password, which it hands to the server (see WATCHDOG).
+    // The pipe stays open after it, as the watchdog's sign that this process lives.
+    let handed = writeln!(stdin, "{}", password.expose()).and_then(|()| stdin.flush());
     let mut guard = ProcessGuard {
         watchdog,
         _stdin: stdin,
     };
+    if let Err(e) = handed {
+        return Err(failed(
+            format!("cannot hand the watchdog its password: {e}"),
+            &log,
+        ));
+    }
 
-    let url = format!("redis://127.0.0.1:{port}");
+    let url = password.url("127.0.0.1", port);
     let deadline = Instant::now() + PROCESS_STARTUP_TIMEOUT;
     loop {
         if let Ok(Some(status)) = guard.watchdog.try_wait() {

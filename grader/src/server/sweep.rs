@@ -20,7 +20,7 @@ use testcontainers::bollard::query_parameters::{
 };
 
 use super::ServerError;
-use super::container::{docker_call, engine_is_local};
+use super::container::{command_password, docker_call, engine_is_local};
 use super::owner::{self, Judgement, Owner};
 
 /// A container younger than this may belong to a run that has not yet taken its lease.
@@ -198,10 +198,14 @@ fn lease_lost(owner: &Owner, summary: &ContainerSummary) -> bool {
         .flatten()
         .find(|port| port.private_port == 6379)
         .and_then(|port| port.public_port);
+    // The owner's server requires the password in its command (see `redis_request`); one
+    // started without one, by a grader before passwords, is asked without.
+    let url = |port: u16| match summary.command.as_deref().and_then(command_password) {
+        Some(password) => password.url("127.0.0.1", port),
+        None => format!("redis://127.0.0.1:{port}"),
+    };
     match published {
-        Some(port) if engine_is_local() => {
-            owner::lease_held(&format!("redis://127.0.0.1:{port}"), run) == Some(false)
-        }
+        Some(port) if engine_is_local() => owner::lease_held(&url(port), run) == Some(false),
         _ => false,
     }
 }

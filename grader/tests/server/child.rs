@@ -178,8 +178,11 @@ pub fn run_child_and_kill(
     Some((child.id(), report))
 }
 
+/// The address of a `redis://[:PASSWORD@]IP:PORT` URL (a server the grader started requires a
+/// password of its own).
 pub fn loopback_address(url: &str) -> SocketAddr {
     url.strip_prefix("redis://")
+        .map(|rest| rest.rsplit_once('@').map_or(rest, |(_, address)| address))
         .and_then(|address| address.parse().ok())
         .unwrap_or_else(|| panic!("not a redis://IP:PORT URL: {url}"))
 }
