@@ -84,7 +84,8 @@ impl Verdict {
     /// Writes `NONCE VERDICT` and exits at once, whatever threads still run;
     /// the learner's runner, if any, goes first.
     fn send_and_exit(&self, outcome: &Outcome) -> ! {
-        remote::stop();
+        // The channel first: stopping the runner below wakes a call that was
+        // waiting on it, which must then find the verdict already taken.
         let channel = self
             .channel
             .lock()
@@ -96,6 +97,7 @@ impl Verdict {
                 std::thread::park();
             }
         };
+        remote::stop();
         let line = match serde_json::to_string(outcome) {
             Ok(json) => format!("{} {json}\n", self.nonce),
             // Nothing to send: the harness reports the missing verdict.
