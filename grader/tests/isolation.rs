@@ -27,7 +27,9 @@ fn isolation() -> Option<&'static Isolation> {
     static ISOLATION: OnceLock<Result<Isolation, String>> = OnceLock::new();
     match ISOLATION.get_or_init(|| Isolation::detect().map_err(|e| e.to_string())) {
         Ok(isolation) => Some(isolation),
-        Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => panic!("no sandbox under CI: {why}"),
+        Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("no sandbox under CI: {why}")
+        }
         Err(why) => {
             eprintln!("not run: no sandbox here: {why}");
             None
@@ -52,7 +54,8 @@ impl TempDir {
     fn new(name: &str) -> TempDir {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("isolation-test-{}-{name}-{n}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("isolation-test-{}-{name}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a temporary directory");
         TempDir(dir)
@@ -73,8 +76,14 @@ impl Drop for TempDir {
 /// its processes can be found in /proc, whatever they call themselves.
 fn marker() -> String {
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    format!("{}-{}-{nanos}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{}-{nanos}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Pids of the processes (on this machine) whose environment holds `marker`.
@@ -82,8 +91,12 @@ fn marked(marker: &str) -> Vec<u32> {
     let needle = format!("ISOLATION_MARKER={marker}");
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
         if environ.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
             found.push(pid);
         }
@@ -95,7 +108,13 @@ fn exe() -> PathBuf {
     std::env::current_exe().expect("the test binary's path")
 }
 
-const ATTACKER_ARGS: [&str; 5] = ["--exact", "attacker", "--nocapture", "--test-threads=1", "--quiet"];
+const ATTACKER_ARGS: [&str; 5] = [
+    "--exact",
+    "attacker",
+    "--nocapture",
+    "--test-threads=1",
+    "--quiet",
+];
 
 /// The attack inside a sandbox whose scratch directory is `scratch`.
 fn inside(attack: &str, arg: &str, scratch: &Path) -> Spec {
@@ -122,17 +141,32 @@ fn outside(attack: &str, arg: &str, marker: &str) -> (i32, String) {
         .stderr(file)
         .status()
         .expect("the attacker runs");
-    (status.code().unwrap_or(-1), std::fs::read_to_string(&log).unwrap_or_default())
+    (
+        status.code().unwrap_or(-1),
+        std::fs::read_to_string(&log).unwrap_or_default(),
+    )
 }
 
 fn run(isolation: &Isolation, spec: Spec) -> Outcome {
-    let outcome = isolation.run(&spec).unwrap_or_else(|e| panic!("the sandbox failed: {e}"));
-    println!("inside: {}\nstdout: {}\nstderr: {}", outcome.describe(), outcome.stdout, outcome.stderr);
+    let outcome = isolation
+        .run(&spec)
+        .unwrap_or_else(|e| panic!("the sandbox failed: {e}"));
+    println!(
+        "inside: {}\nstdout: {}\nstderr: {}",
+        outcome.describe(),
+        outcome.stdout,
+        outcome.stderr
+    );
     outcome
 }
 
 fn assert_blocked(outcome: &Outcome) {
-    assert_eq!(outcome.exit_code, Some(BLOCKED), "the attack must run and be blocked: {}", outcome.describe());
+    assert_eq!(
+        outcome.exit_code,
+        Some(BLOCKED),
+        "the attack must run and be blocked: {}",
+        outcome.describe()
+    );
 }
 
 #[test]
@@ -141,13 +175,22 @@ fn cannot_see_or_signal_a_process_outside() {
     let scratch = TempDir::new("signal");
     let mut victim = Command::new("sleep").arg("30").spawn().expect("a sleeper");
     let (code, said) = outside("kill", &victim.id().to_string(), &marker());
-    assert_eq!(code, WORKED, "without a sandbox the attacker kills the sleeper: {said}");
+    assert_eq!(
+        code, WORKED,
+        "without a sandbox the attacker kills the sleeper: {said}"
+    );
     assert!(victim.wait().is_ok_and(|s| !s.success()));
 
     let mut victim = Command::new("sleep").arg("30").spawn().expect("a sleeper");
-    let outcome = run(isolation, inside("kill", &victim.id().to_string(), scratch.path()));
+    let outcome = run(
+        isolation,
+        inside("kill", &victim.id().to_string(), scratch.path()),
+    );
     assert_blocked(&outcome);
-    assert!(victim.try_wait().expect("the sleeper").is_none(), "the sleeper outside must still run");
+    assert!(
+        victim.try_wait().expect("the sleeper").is_none(),
+        "the sleeper outside must still run"
+    );
     let _ = victim.kill();
     let _ = victim.wait();
 }
@@ -162,17 +205,31 @@ fn cannot_write_outside_the_scratch_dir() {
     let in_bound = bound.path().join("planted");
 
     let (code, said) = outside("write", &in_home.to_string_lossy(), &marker());
-    assert_eq!(code, WORKED, "without a sandbox the attacker writes in $HOME: {said}");
+    assert_eq!(
+        code, WORKED,
+        "without a sandbox the attacker writes in $HOME: {said}"
+    );
     std::fs::remove_file(&in_home).expect("the attacker's file in $HOME");
 
-    for target in [&in_home, &in_bound] {
+    // The root of the sandbox is a tmpfs made read-only once its mount
+    // points exist; /usr is bound read-only.
+    let at_root = PathBuf::from(format!("/planted-{}", marker()));
+    let in_usr = PathBuf::from(format!("/usr/planted-{}", marker()));
+    for target in [&in_home, &in_bound, &at_root, &in_usr] {
         let spec = inside("write", &target.to_string_lossy(), scratch.path()).ro(bound.path());
         assert_blocked(&run(isolation, spec));
-        assert!(!target.exists(), "{} must not have been written", target.display());
+        assert!(
+            !target.exists(),
+            "{} must not have been written",
+            target.display()
+        );
     }
     // The scratch directory is writable, and what is written there stays.
     let own = scratch.path().join("allowed");
-    let outcome = run(isolation, inside("write", &own.to_string_lossy(), scratch.path()));
+    let outcome = run(
+        isolation,
+        inside("write", &own.to_string_lossy(), scratch.path()),
+    );
     assert_eq!(outcome.exit_code, Some(WORKED));
     assert!(own.exists());
 }
@@ -186,8 +243,14 @@ fn cannot_read_a_path_not_bound_in() {
     std::fs::write(&secret, "a classmate's solution").expect("the classmate's file");
 
     let (code, said) = outside("read", &secret.to_string_lossy(), &marker());
-    assert_eq!(code, WORKED, "without a sandbox the attacker reads the classmate's file: {said}");
-    assert_blocked(&run(isolation, inside("read", &secret.to_string_lossy(), scratch.path())));
+    assert_eq!(
+        code, WORKED,
+        "without a sandbox the attacker reads the classmate's file: {said}"
+    );
+    assert_blocked(&run(
+        isolation,
+        inside("read", &secret.to_string_lossy(), scratch.path()),
+    ));
 }
 
 #[test]
@@ -198,8 +261,14 @@ fn has_no_network() {
     let address = listener.local_addr().expect("its address").to_string();
 
     let (code, said) = outside("connect-tcp", &address, &marker());
-    assert_eq!(code, WORKED, "without a sandbox the attacker reaches {address}: {said}");
-    assert_blocked(&run(isolation, inside("connect-tcp", &address, scratch.path())));
+    assert_eq!(
+        code, WORKED,
+        "without a sandbox the attacker reaches {address}: {said}"
+    );
+    assert_blocked(&run(
+        isolation,
+        inside("connect-tcp", &address, scratch.path()),
+    ));
 }
 
 #[test]
@@ -219,9 +288,15 @@ fn reaches_a_unix_socket_in_a_bound_directory() {
     });
     let path = socket.to_string_lossy().into_owned();
     // Without the bind the socket is out of reach…
-    assert_blocked(&run(isolation, inside("connect-unix", &path, scratch.path())));
+    assert_blocked(&run(
+        isolation,
+        inside("connect-unix", &path, scratch.path()),
+    ));
     // …and with its directory bound it is the way to the judge.
-    let outcome = run(isolation, inside("connect-unix", &path, scratch.path()).rw(sockets.path()));
+    let outcome = run(
+        isolation,
+        inside("connect-unix", &path, scratch.path()).rw(sockets.path()),
+    );
     assert_eq!(outcome.exit_code, Some(WORKED), "{}", outcome.describe());
     assert_eq!(&judge.join().expect("the judge's thread"), b"ping");
 }
@@ -234,7 +309,10 @@ fn a_setsid_double_forked_daemon_is_gone_after_the_call() {
     let (code, said) = outside("daemon", &outside_dir.path().to_string_lossy(), &mark);
     assert_eq!(code, WORKED, "{said}");
     let left = marked(&mark);
-    assert!(!left.is_empty(), "without a sandbox the daemon outlives its parent");
+    assert!(
+        !left.is_empty(),
+        "without a sandbox the daemon outlives its parent"
+    );
     for pid in left {
         // SAFETY: a plain kill of the daemon this test started.
         unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
@@ -242,20 +320,38 @@ fn a_setsid_double_forked_daemon_is_gone_after_the_call() {
 
     let scratch = TempDir::new("daemon");
     let mark = marker();
-    let spec = inside("daemon", &scratch.path().to_string_lossy(), scratch.path()).env("ISOLATION_MARKER", &mark);
+    let spec = inside("daemon", &scratch.path().to_string_lossy(), scratch.path())
+        .env("ISOLATION_MARKER", &mark);
     let outcome = run(isolation, spec);
-    assert_eq!(outcome.exit_code, Some(WORKED), "the daemon was started: {}", outcome.describe());
-    assert_eq!(marked(&mark), Vec::<u32>::new(), "no process of the sandbox may be left");
-    let beats = std::fs::metadata(scratch.path().join("heartbeat")).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(
+        outcome.exit_code,
+        Some(WORKED),
+        "the daemon was started: {}",
+        outcome.describe()
+    );
+    assert_eq!(
+        marked(&mark),
+        Vec::<u32>::new(),
+        "no process of the sandbox may be left"
+    );
+    let beats = std::fs::metadata(scratch.path().join("heartbeat"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     std::thread::sleep(Duration::from_millis(300));
-    let later = std::fs::metadata(scratch.path().join("heartbeat")).map(|m| m.len()).unwrap_or(0);
+    let later = std::fs::metadata(scratch.path().join("heartbeat"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     assert_eq!(beats, later, "the daemon's heartbeat must have stopped");
 }
 
 /// Fails under CI, and otherwise says so, when `mechanism` does not hold.
 fn enforced(what: &str, mechanism: Mechanism) -> bool {
     if let Mechanism::NotEnforced(why) = mechanism {
-        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "{what} not enforced under CI: {why}");
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "{what} not enforced under CI: {why}"
+        );
         eprintln!("not run: {what} is not enforced here: {why}");
         return false;
     }
@@ -269,22 +365,41 @@ fn a_fork_bomb_is_stopped_by_the_process_limit() {
         return;
     }
     let (code, said) = outside("fork", "100", &marker());
-    assert_eq!(code, WORKED, "without a sandbox 100 processes start: {said}");
+    assert_eq!(
+        code, WORKED,
+        "without a sandbox 100 processes start: {said}"
+    );
 
     let scratch = TempDir::new("fork");
-    let limits = Limits { processes: 32, wall_time: Duration::from_secs(20), ..Limits::run() };
-    let outcome = run(isolation, inside("fork", "100", scratch.path()).limits(limits.clone()));
+    let limits = Limits {
+        processes: 32,
+        wall_time: Duration::from_secs(20),
+        ..Limits::run()
+    };
+    let outcome = run(
+        isolation,
+        inside("fork", "100", scratch.path()).limits(limits.clone()),
+    );
     assert_blocked(&outcome);
     assert!(outcome.hit(Limit::Processes), "{}", outcome.describe());
 
     // A real bomb (every process forks forever) ends at the wall time, with
     // the limit hit and nothing left.
     let mark = marker();
-    let limits = Limits { wall_time: Duration::from_secs(2), ..limits };
+    let limits = Limits {
+        wall_time: Duration::from_secs(2),
+        ..limits
+    };
     let started = Instant::now();
-    let spec = inside("fork-bomb", "", scratch.path()).env("ISOLATION_MARKER", &mark).limits(limits);
+    let spec = inside("fork-bomb", "", scratch.path())
+        .env("ISOLATION_MARKER", &mark)
+        .limits(limits);
     let outcome = run(isolation, spec);
-    assert!(outcome.hit(Limit::Processes) && outcome.hit(Limit::WallTime), "{}", outcome.describe());
+    assert!(
+        outcome.hit(Limit::Processes) && outcome.hit(Limit::WallTime),
+        "{}",
+        outcome.describe()
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(marked(&mark), Vec::<u32>::new());
 }
@@ -296,11 +411,24 @@ fn a_memory_hog_is_killed_by_the_memory_limit() {
     assert_eq!(code, WORKED, "without a sandbox 512 MiB can be had: {said}");
 
     let scratch = TempDir::new("memory");
-    let limits = Limits { memory: 128 << 20, ..Limits::run() };
-    let outcome = run(isolation, inside("memory", "512", scratch.path()).limits(limits));
-    assert!(outcome.hit(Limit::Memory), "the result must say memory: {}", outcome.describe());
+    let limits = Limits {
+        memory: 128 << 20,
+        ..Limits::run()
+    };
+    let outcome = run(
+        isolation,
+        inside("memory", "512", scratch.path()).limits(limits),
+    );
+    assert!(
+        outcome.hit(Limit::Memory),
+        "the result must say memory: {}",
+        outcome.describe()
+    );
     assert_ne!(outcome.exit_code, Some(WORKED));
-    println!("memory: {}", outcome.enforcement.memory == Mechanism::Cgroup { version: 1 });
+    println!(
+        "memory: {}",
+        outcome.enforcement.memory == Mechanism::Cgroup { version: 1 }
+    );
     if let Some(peak) = outcome.peak_memory {
         assert!(peak <= 128 << 20, "peak {peak} over the limit");
     }
@@ -316,8 +444,14 @@ fn a_big_write_is_stopped_by_the_file_size_limit() {
 
     let scratch = TempDir::new("fsize");
     let target = scratch.path().join("big");
-    let limits = Limits { file_size: 1 << 20, ..Limits::run() };
-    let outcome = run(isolation, inside("write-big", &target.to_string_lossy(), scratch.path()).limits(limits));
+    let limits = Limits {
+        file_size: 1 << 20,
+        ..Limits::run()
+    };
+    let outcome = run(
+        isolation,
+        inside("write-big", &target.to_string_lossy(), scratch.path()).limits(limits),
+    );
     assert!(outcome.hit(Limit::FileSize), "{}", outcome.describe());
     let written = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
     assert!(written <= 1 << 20, "{written} bytes written");
@@ -328,24 +462,42 @@ fn a_wall_time_overrun_kills_everything() {
     let isolation = sandbox!();
     let scratch = TempDir::new("wall");
     let mark = marker();
-    let limits = Limits { wall_time: Duration::from_secs(1), ..Limits::run() };
+    let limits = Limits {
+        wall_time: Duration::from_secs(1),
+        ..Limits::run()
+    };
     let started = Instant::now();
-    let spec = inside("daemon-and-hang", &scratch.path().to_string_lossy(), scratch.path())
-        .env("ISOLATION_MARKER", &mark)
-        .limits(limits);
+    let spec = inside(
+        "daemon-and-hang",
+        &scratch.path().to_string_lossy(),
+        scratch.path(),
+    )
+    .env("ISOLATION_MARKER", &mark)
+    .limits(limits);
     let outcome = run(isolation, spec);
     let took = started.elapsed();
     assert!(outcome.hit(Limit::WallTime), "{}", outcome.describe());
     assert_eq!(outcome.exit_code, None);
-    assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(4), "took {took:?}");
-    assert_eq!(marked(&mark), Vec::<u32>::new(), "the hung command and its daemon must be gone");
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(4),
+        "took {took:?}"
+    );
+    assert_eq!(
+        marked(&mark),
+        Vec::<u32>::new(),
+        "the hung command and its daemon must be gone"
+    );
 }
 
 #[test]
 fn a_spinning_tree_is_stopped_by_the_cpu_limit() {
     let isolation = sandbox!();
     let scratch = TempDir::new("cpu");
-    let limits = Limits { cpu_time: Duration::from_secs(1), wall_time: Duration::from_secs(30), ..Limits::run() };
+    let limits = Limits {
+        cpu_time: Duration::from_secs(1),
+        wall_time: Duration::from_secs(30),
+        ..Limits::run()
+    };
     let started = Instant::now();
     let outcome = run(isolation, inside("spin", "", scratch.path()).limits(limits));
     assert!(outcome.hit(Limit::CpuTime), "{}", outcome.describe());
@@ -359,28 +511,61 @@ fn output_is_capped_and_the_rest_dropped_with_a_note() {
     let outcome = run(isolation, inside("flood", "3", scratch.path()));
     assert_eq!(outcome.exit_code, Some(WORKED));
     assert_eq!(outcome.stdout.text.len(), 1 << 20);
-    assert!(outcome.stdout.dropped >= 2 << 20, "{} dropped", outcome.stdout.dropped);
-    assert!(outcome.stdout.to_string().ends_with("was dropped: the output is capped]"));
+    assert!(
+        outcome.stdout.dropped >= 2 << 20,
+        "{} dropped",
+        outcome.stdout.dropped
+    );
+    assert!(
+        outcome
+            .stdout
+            .to_string()
+            .ends_with("was dropped: the output is capped]")
+    );
 }
 
 #[test]
 fn the_environment_holds_only_what_is_given() {
     let isolation = sandbox!();
     let scratch = TempDir::new("env");
-    let outcome = run(isolation, inside("env", "", scratch.path()).env("GIVEN", "yes"));
+    let outcome = run(
+        isolation,
+        inside("env", "", scratch.path()).env("GIVEN", "yes"),
+    );
     assert_eq!(outcome.exit_code, Some(WORKED));
-    let mut keys: Vec<&str> = outcome.stdout.text.lines().filter_map(|l| l.strip_prefix("var ")).collect();
+    let mut keys: Vec<&str> = outcome
+        .stdout
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("var "))
+        .collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["GIVEN", "HOME", "ISOLATION_ARG", "ISOLATION_ATTACK", "LANG", "PATH", "PWD", "TMPDIR"]);
+    assert_eq!(
+        keys,
+        [
+            "GIVEN",
+            "HOME",
+            "ISOLATION_ARG",
+            "ISOLATION_ATTACK",
+            "LANG",
+            "PATH",
+            "PWD",
+            "TMPDIR"
+        ]
+    );
 }
 
 #[test]
 fn a_missing_program_is_a_setup_error_not_an_outcome() {
     let isolation = sandbox!();
     let scratch = TempDir::new("setup");
-    let error = isolation.run(&Spec::new("/no/such/program", scratch.path())).expect_err("a setup error");
+    let error = isolation
+        .run(&Spec::new("/no/such/program", scratch.path()))
+        .expect_err("a setup error");
     assert!(error.to_string().contains("/no/such/program"), "{error}");
-    let missing = isolation.run(&Spec::new("true", scratch.path().join("absent"))).expect_err("no scratch");
+    let missing = isolation
+        .run(&Spec::new("true", scratch.path().join("absent")))
+        .expect_err("no scratch");
     assert!(missing.to_string().contains("does not exist"), "{missing}");
 }
 
@@ -398,7 +583,10 @@ fn detection_names_the_remedy() {
     std::fs::set_permissions(&fake, executable).expect("chmod");
     let error = Isolation::with_bwrap(&fake).expect_err("a refusing bwrap");
     let message = error.to_string();
-    assert!(message.contains("kernel.apparmor_restrict_unprivileged_userns=0"), "{message}");
+    assert!(
+        message.contains("kernel.apparmor_restrict_unprivileged_userns=0"),
+        "{message}"
+    );
     println!("{message}");
 }
 
@@ -413,8 +601,16 @@ fn builds_a_crate_whose_build_script_attacks() {
     let in_home = home.join(format!(".isolation-build-{}", marker()));
     let crate_dir = scratch.path().join("submission");
     std::fs::create_dir_all(crate_dir.join("src")).expect("the crate");
-    std::fs::write(crate_dir.join("Cargo.toml"), "[package]\nname = \"submission\"\nversion = \"0.1.0\"\nedition = \"2021\"\n").expect("Cargo.toml");
-    std::fs::write(crate_dir.join("src/main.rs"), "fn main() { println!(\"hello from the submission\"); }\n").expect("main.rs");
+    std::fs::write(
+        crate_dir.join("Cargo.toml"),
+        "[package]\nname = \"submission\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .expect("Cargo.toml");
+    std::fs::write(
+        crate_dir.join("src/main.rs"),
+        "fn main() { println!(\"hello from the submission\"); }\n",
+    )
+    .expect("main.rs");
     let build_rs = format!(
         "fn main() {{\n\
            let wrote = std::fs::write({home:?}, \"x\").is_ok();\n\
@@ -431,8 +627,17 @@ fn builds_a_crate_whose_build_script_attacks() {
         .toolchain(&toolchain)
         .limits(Limits::build());
     let outcome = run(isolation, spec);
-    assert!(outcome.success(), "the build must work inside: {}", outcome.describe());
-    assert!(outcome.stderr.text.contains("attack: wrote home false, reached the network false"));
+    assert!(
+        outcome.success(),
+        "the build must work inside: {}",
+        outcome.describe()
+    );
+    assert!(
+        outcome
+            .stderr
+            .text
+            .contains("attack: wrote home false, reached the network false")
+    );
     assert!(!in_home.exists());
 
     let binary = crate_dir.join("target/debug/submission");
@@ -452,7 +657,9 @@ fn overhead_of_a_sandboxed_true() {
     let plain = started.elapsed() / RUNS;
     let started = Instant::now();
     for _ in 0..RUNS {
-        let outcome = isolation.run(&Spec::new("true", scratch.path())).expect("a sandbox");
+        let outcome = isolation
+            .run(&Spec::new("true", scratch.path()))
+            .expect("a sandbox");
         assert!(outcome.success());
     }
     let sandboxed = started.elapsed() / RUNS;
@@ -469,7 +676,9 @@ fn overhead_of_a_sandboxed_true() {
 /// (and passing, as nothing, in the ordinary test run).
 #[test]
 fn attacker() {
-    let Ok(attack) = std::env::var("ISOLATION_ATTACK") else { return };
+    let Ok(attack) = std::env::var("ISOLATION_ATTACK") else {
+        return;
+    };
     let arg = std::env::var("ISOLATION_ARG").unwrap_or_default();
     let (worked, said) = attack::run(&attack, &arg);
     println!("{attack}: {said}");
@@ -525,7 +734,17 @@ mod attack {
         // SAFETY: a plain system call; the point is to see it fail.
         let ret = unsafe { libc::kill(pid, libc::SIGKILL) };
         let error = std::io::Error::last_os_error();
-        (ret == 0, format!("visible in /proc: {visible}, kill: {}", if ret == 0 { "done".into() } else { error.to_string() }))
+        (
+            ret == 0,
+            format!(
+                "visible in /proc: {visible}, kill: {}",
+                if ret == 0 {
+                    "done".into()
+                } else {
+                    error.to_string()
+                }
+            ),
+        )
     }
 
     fn connect_unix(path: &str) -> (bool, String) {
@@ -537,7 +756,10 @@ mod attack {
             Ok(reply)
         };
         match talk() {
-            Ok(reply) => (reply == b"pong", format!("the judge said {}", String::from_utf8_lossy(&reply))),
+            Ok(reply) => (
+                reply == b"pong",
+                format!("the judge said {}", String::from_utf8_lossy(&reply)),
+            ),
             Err(e) => (false, e.to_string()),
         }
     }
@@ -556,7 +778,11 @@ mod attack {
                         libc::signal(libc::SIGHUP, libc::SIG_IGN);
                         libc::signal(libc::SIGTERM, libc::SIG_IGN);
                         loop {
-                            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(&beat) {
+                            if let Ok(mut f) = std::fs::OpenOptions::new()
+                                .create(true)
+                                .append(true)
+                                .open(&beat)
+                            {
                                 let _ = f.write_all(b".");
                             }
                             std::thread::sleep(Duration::from_millis(10));
@@ -602,7 +828,10 @@ mod attack {
                 libc::waitpid(pid, std::ptr::null_mut(), 0);
             }
         }
-        (started == count, format!("{started} of {count} processes started"))
+        (
+            started == count,
+            format!("{started} of {count} processes started"),
+        )
     }
 
     fn fork_bomb() -> (bool, String) {

@@ -15,7 +15,9 @@ use super::sys::STATUS_FD;
 /// they are, on a merged-`/usr` system): programs, the dynamic loader and
 /// its libraries, `cc` and the linker, Rust's toolchain when a distribution
 /// installed it under `/usr`.
-const SYSTEM: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
 
 /// The pieces of `/etc` that programs, the dynamic loader and `cc` read
 /// (Debian's `cc` is a symlink through `/etc/alternatives`), bound only if
@@ -52,7 +54,8 @@ pub(crate) fn find() -> Option<PathBuf> {
 
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// One mount of the sandbox, before sorting.
@@ -110,18 +113,32 @@ pub(crate) fn args(spec: &Spec, features: Features) -> Vec<OsString> {
         match path.symlink_metadata() {
             Ok(m) if m.file_type().is_symlink() => {
                 if let Ok(target) = path.read_link() {
-                    mounts.push(Mount::Symlink { target, dest: path.to_path_buf() });
+                    mounts.push(Mount::Symlink {
+                        target,
+                        dest: path.to_path_buf(),
+                    });
                 }
             }
             Ok(m) if m.is_dir() => mounts.push(Mount::Bind(ro(path))),
             _ => {}
         }
     }
-    mounts.extend(ETC.iter().map(Path::new).filter(|p| p.exists()).map(|p| Mount::Bind(ro(p))));
+    mounts.extend(
+        ETC.iter()
+            .map(Path::new)
+            .filter(|p| p.exists())
+            .map(|p| Mount::Bind(ro(p))),
+    );
     mounts.push(Mount::Proc);
     mounts.push(Mount::Dev);
-    mounts.push(Mount::Tmpfs { dest: "/tmp".into(), size: Some(spec.limits.tmp_size) });
-    mounts.extend(spec.tmpfs.iter().map(|dest| Mount::Tmpfs { dest: dest.clone(), size: None }));
+    mounts.push(Mount::Tmpfs {
+        dest: "/tmp".into(),
+        size: Some(spec.limits.tmp_size),
+    });
+    mounts.extend(spec.tmpfs.iter().map(|dest| Mount::Tmpfs {
+        dest: dest.clone(),
+        size: None,
+    }));
     mounts.push(Mount::Bind(spec.scratch.clone()));
     mounts.extend(spec.binds.iter().cloned().map(Mount::Bind));
     // Outer directories before the ones inside them, whatever the order the
@@ -144,14 +161,19 @@ pub(crate) fn args(spec: &Spec, features: Features) -> Vec<OsString> {
             }
             Mount::Proc => push(&["--proc".as_ref(), "/proc".as_ref()]),
             Mount::Dev => push(&["--dev".as_ref(), "/dev".as_ref()]),
-            Mount::Symlink { target, dest } => push(&["--symlink".as_ref(), target.as_os_str(), dest.as_os_str()]),
+            Mount::Symlink { target, dest } => {
+                push(&["--symlink".as_ref(), target.as_os_str(), dest.as_os_str()])
+            }
         }
     }
     // The root tmpfs read-only now that every mount point exists in it: the
     // sandbox cannot fill memory with files at /, nor plant files there.
     push(&["--remount-ro".as_ref(), "/".as_ref()]);
 
-    let cwd = spec.cwd.clone().unwrap_or_else(|| spec.scratch.dest.clone());
+    let cwd = spec
+        .cwd
+        .clone()
+        .unwrap_or_else(|| spec.scratch.dest.clone());
     push(&["--chdir".as_ref(), cwd.as_os_str()]);
 
     let mut path: Vec<PathBuf> = spec.path.clone();
@@ -182,5 +204,9 @@ pub(crate) fn args(spec: &Spec, features: Features) -> Vec<OsString> {
 }
 
 fn ro(path: &Path) -> Bind {
-    Bind { source: path.to_path_buf(), dest: path.to_path_buf(), writable: false }
+    Bind {
+        source: path.to_path_buf(),
+        dest: path.to_path_buf(),
+        writable: false,
+    }
 }

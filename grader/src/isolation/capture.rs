@@ -25,14 +25,21 @@ impl fmt::Display for Captured {
             if !self.text.ends_with('\n') {
                 writeln!(f)?;
             }
-            write!(f, "[… the rest, {} bytes, was dropped: the output is capped]", self.dropped)?;
+            write!(
+                f,
+                "[… the rest, {} bytes, was dropped: the output is capped]",
+                self.dropped
+            )?;
         }
         Ok(())
     }
 }
 
 /// Reads `source` to its end on a thread of its own, keeping `cap` bytes.
-pub(crate) fn spawn(source: Option<impl Read + Send + 'static>, cap: usize) -> JoinHandle<Captured> {
+pub(crate) fn spawn(
+    source: Option<impl Read + Send + 'static>,
+    cap: usize,
+) -> JoinHandle<Captured> {
     thread::spawn(move || {
         let mut kept = Vec::new();
         let mut dropped = 0u64;
@@ -51,6 +58,9 @@ pub(crate) fn spawn(source: Option<impl Read + Send + 'static>, cap: usize) -> J
                 }
             }
         }
-        Captured { text: String::from_utf8_lossy(&kept).into_owned(), dropped }
+        Captured {
+            text: String::from_utf8_lossy(&kept).into_owned(),
+            dropped,
+        }
     })
 }

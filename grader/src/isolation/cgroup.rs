@@ -29,7 +29,11 @@ const PREFIX: &str = "grader-isolation-";
 #[derive(Clone, Debug)]
 pub(crate) enum Hierarchy {
     /// cgroup v1: a parent per controller (`cpuacct` only counts).
-    V1 { memory: PathBuf, pids: PathBuf, cpuacct: Option<PathBuf> },
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpuacct: Option<PathBuf>,
+    },
     /// cgroup v2: one parent.
     V2 { parent: PathBuf },
 }
@@ -38,55 +42,86 @@ impl Hierarchy {
     /// Finds the hierarchy and a parent we may write to; `parent` (v2) is
     /// the caller's choice of a delegated cgroup. The reason when none.
     pub(crate) fn detect(parent: Option<&Path>) -> Result<Hierarchy, String> {
-        let mounts = fs::read_to_string("/proc/self/mountinfo").map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
-        let own = fs::read_to_string("/proc/self/cgroup").map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+        let mounts = fs::read_to_string("/proc/self/mountinfo")
+            .map_err(|e| format!("cannot read /proc/self/mountinfo: {e}"))?;
+        let own = fs::read_to_string("/proc/self/cgroup")
+            .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
         let mut v1 = Vec::new();
         let mut v2 = None;
         for line in mounts.lines() {
             // `ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS…] - FSTYPE SOURCE SUPER`
-            let Some((left, right)) = line.split_once(" - ") else { continue };
+            let Some((left, right)) = line.split_once(" - ") else {
+                continue;
+            };
             let left: Vec<&str> = left.split(' ').collect();
             let right: Vec<&str> = right.split(' ').collect();
-            let (Some(root), Some(point), Some(fstype)) = (left.get(3), left.get(4), right.first()) else { continue };
+            let (Some(root), Some(point), Some(fstype)) = (left.get(3), left.get(4), right.first())
+            else {
+                continue;
+            };
             match *fstype {
-                "cgroup" => v1.push((root.to_string(), PathBuf::from(point), right.get(2).unwrap_or(&"").to_string())),
+                "cgroup" => v1.push((
+                    root.to_string(),
+                    PathBuf::from(point),
+                    right.get(2).unwrap_or(&"").to_string(),
+                )),
                 "cgroup2" => v2 = Some((root.to_string(), PathBuf::from(point))),
                 _ => {}
             }
         }
         // The directory of this process's cgroup in a mount of `root`.
         let dir_in = |point: &Path, root: &str, path: &str| {
-            let rel = path.strip_prefix(root).unwrap_or(path).trim_start_matches('/');
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .trim_start_matches('/');
             point.join(rel)
         };
         let own_path = |controller: &str| {
             own.lines().find_map(|l| {
                 let mut parts = l.splitn(3, ':');
                 let (_, names, path) = (parts.next()?, parts.next()?, parts.next()?);
-                names.split(',').any(|n| n == controller).then(|| path.to_string())
+                names
+                    .split(',')
+                    .any(|n| n == controller)
+                    .then(|| path.to_string())
             })
         };
         let v1_dir = |controller: &str| {
-            let (root, point, _) = v1.iter().find(|(_, _, opts)| opts.split(',').any(|o| o == controller))?;
+            let (root, point, _) = v1
+                .iter()
+                .find(|(_, _, opts)| opts.split(',').any(|o| o == controller))?;
             Some(dir_in(point, root, &own_path(controller)?))
         };
         if let (Some(memory), Some(pids)) = (v1_dir("memory"), v1_dir("pids")) {
-            return Ok(Hierarchy::V1 { memory, pids, cpuacct: v1_dir("cpuacct") });
+            return Ok(Hierarchy::V1 {
+                memory,
+                pids,
+                cpuacct: v1_dir("cpuacct"),
+            });
         }
         if v1_dir("memory").is_some() {
             return Err("cgroup v1 without a pids controller".into());
         }
-        let Some((root, point)) = v2 else { return Err("no cgroup file system is mounted".into()) };
+        let Some((root, point)) = v2 else {
+            return Err("no cgroup file system is mounted".into());
+        };
         let delegates = |dir: &Path| {
-            let control = fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
+            let control =
+                fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
             let has = |c: &str| control.split_whitespace().any(|w| w == c);
             has("memory") && has("pids")
         };
         if let Some(parent) = parent {
             return if delegates(parent) {
-                Ok(Hierarchy::V2 { parent: parent.to_path_buf() })
+                Ok(Hierarchy::V2 {
+                    parent: parent.to_path_buf(),
+                })
             } else {
-                Err(format!("{} does not delegate the memory and pids controllers", parent.display()))
+                Err(format!(
+                    "{} does not delegate the memory and pids controllers",
+                    parent.display()
+                ))
             };
         }
         let own_dir = own
@@ -113,14 +148,28 @@ impl Hierarchy {
     /// Removes empty groups left by judges that were killed.
     pub(crate) fn remove_stale(&self) {
         let parents = match self {
-            Hierarchy::V1 { memory, pids, cpuacct } => vec![memory.clone(), pids.clone()].into_iter().chain(cpuacct.clone()).collect(),
+            Hierarchy::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => vec![memory.clone(), pids.clone()]
+                .into_iter()
+                .chain(cpuacct.clone())
+                .collect(),
             Hierarchy::V2 { parent } => vec![parent.clone()],
         };
         for parent in parents {
-            let Ok(entries) = fs::read_dir(&parent) else { continue };
+            let Ok(entries) = fs::read_dir(&parent) else {
+                continue;
+            };
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                let Some(pid) = name.strip_prefix(PREFIX).and_then(|rest| rest.split('-').next()) else { continue };
+                let Some(pid) = name
+                    .strip_prefix(PREFIX)
+                    .and_then(|rest| rest.split('-').next())
+                else {
+                    continue;
+                };
                 if !Path::new("/proc").join(pid).exists() {
                     // Fails, harmlessly, on a group that still has members.
                     let _ = fs::remove_dir(entry.path());
@@ -132,8 +181,18 @@ impl Hierarchy {
     /// Makes a group for one sandbox, with `limits` written into it.
     pub(crate) fn create(&self, limits: &Limits) -> io::Result<Group> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!("{PREFIX}{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let mut group = Group { version: 1, dirs: Vec::new(), memory: PathBuf::new(), pids: PathBuf::new(), cpu: None };
+        let name = format!(
+            "{PREFIX}{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut group = Group {
+            version: 1,
+            dirs: Vec::new(),
+            memory: PathBuf::new(),
+            pids: PathBuf::new(),
+            cpu: None,
+        };
         // On an error the group's Drop removes the directories made so far.
         let make = |dir: PathBuf, group: &mut Group| -> io::Result<PathBuf> {
             fs::create_dir(&dir)?;
@@ -141,7 +200,11 @@ impl Hierarchy {
             Ok(dir)
         };
         match self {
-            Hierarchy::V1 { memory, pids, cpuacct } => {
+            Hierarchy::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => {
                 group.memory = make(memory.join(&name), &mut group)?;
                 write(&group.memory, "memory.limit_in_bytes", limits.memory)?;
                 // Absent without swap accounting; then there is no swap to count.
@@ -193,7 +256,8 @@ pub(crate) struct Group {
 /// A `key N` line of a flat-keyed cgroup file.
 fn keyed(path: &Path, key: &str) -> Option<u64> {
     let text = fs::read_to_string(path).ok()?;
-    text.lines().find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.trim().parse().ok())
 }
 
 fn number(path: &Path) -> Option<u64> {
@@ -205,12 +269,22 @@ impl Group {
     pub(crate) fn procs_files(&self) -> io::Result<Vec<fs::File>> {
         let mut dirs: Vec<&PathBuf> = self.dirs.iter().collect();
         dirs.dedup();
-        dirs.iter().map(|d| fs::OpenOptions::new().write(true).open(d.join("cgroup.procs"))).collect()
+        dirs.iter()
+            .map(|d| {
+                fs::OpenOptions::new()
+                    .write(true)
+                    .open(d.join("cgroup.procs"))
+            })
+            .collect()
     }
 
     /// How many times the kernel's OOM killer killed in this group.
     pub(crate) fn oom_kills(&self) -> u64 {
-        let file = if self.version == 1 { "memory.oom_control" } else { "memory.events" };
+        let file = if self.version == 1 {
+            "memory.oom_control"
+        } else {
+            "memory.events"
+        };
         keyed(&self.memory.join(file), "oom_kill ").unwrap_or(0)
     }
 
@@ -221,7 +295,11 @@ impl Group {
 
     /// The most memory the tree used at once, when the kernel says.
     pub(crate) fn peak_memory(&self) -> Option<u64> {
-        let file = if self.version == 1 { "memory.max_usage_in_bytes" } else { "memory.peak" };
+        let file = if self.version == 1 {
+            "memory.max_usage_in_bytes"
+        } else {
+            "memory.peak"
+        };
         number(&self.memory.join(file))
     }
 
@@ -240,7 +318,11 @@ impl Group {
             .dirs
             .iter()
             .filter_map(|d| fs::read_to_string(d.join("cgroup.procs")).ok())
-            .flat_map(|t| t.lines().filter_map(|l| l.trim().parse().ok()).collect::<Vec<_>>())
+            .flat_map(|t| {
+                t.lines()
+                    .filter_map(|l| l.trim().parse().ok())
+                    .collect::<Vec<_>>()
+            })
             .collect();
         pids.sort_unstable();
         pids.dedup();
@@ -275,7 +357,9 @@ impl Drop for Group {
             // The kernel may take a moment to let go of the last member.
             for _ in 0..50 {
                 match fs::remove_dir(dir) {
-                    Err(e) if e.kind() != io::ErrorKind::NotFound => std::thread::sleep(Duration::from_millis(10)),
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                        std::thread::sleep(Duration::from_millis(10))
+                    }
                     _ => break,
                 }
             }

@@ -54,7 +54,9 @@ pub(crate) fn remedy(said: &str) -> String {
          to keep it), or an AppArmor profile for /usr/bin/bwrap that allows `userns,`, or run \
          the judge as root. On older Debian: `sudo sysctl -w kernel.unprivileged_userns_clone=1`."
             .into()
-    } else if said.contains("Creating new namespace failed") || said.contains("Operation not permitted") {
+    } else if said.contains("Creating new namespace failed")
+        || said.contains("Operation not permitted")
+    {
         "The kernel refused a new namespace: check `sysctl user.max_user_namespaces` (must be > 0) \
          and, in a container, run it with `--security-opt seccomp=unconfined \
          --security-opt apparmor=unconfined` (or on the host)."
@@ -103,7 +105,9 @@ pub enum IsolationError {
         pids: Vec<i32>,
     },
     /// The toolchain for a build could not be found.
-    #[error("the Rust toolchain for the sandbox: {problem} (is rustup's or the distribution's Rust installed?)")]
+    #[error(
+        "the Rust toolchain for the sandbox: {problem} (is rustup's or the distribution's Rust installed?)"
+    )]
     Toolchain {
         /// What went wrong.
         problem: String,

@@ -100,7 +100,11 @@ impl Limits {
 }
 
 fn rlimit(resource: Resource, soft: u64, hard: u64) -> Rlimit {
-    Rlimit { resource, soft, hard }
+    Rlimit {
+        resource,
+        soft,
+        hard,
+    }
 }
 
 /// One of the limits, as named in [`super::Outcome::limits_hit`].
@@ -167,37 +171,57 @@ impl Enforcement {
         let processes = if super::sys::uid() == 0 {
             // The kernel exempts root (and a user namespace's root mapped to
             // it) from RLIMIT_NPROC.
-            Mechanism::NotEnforced("RLIMIT_NPROC does not apply to root; the wall time still ends a fork bomb")
+            Mechanism::NotEnforced(
+                "RLIMIT_NPROC does not apply to root; the wall time still ends a fork bomb",
+            )
         } else {
             Mechanism::Rlimit
         };
         Enforcement {
             memory: Mechanism::Rlimit,
             processes,
-            cpu_total: Mechanism::NotEnforced("no cgroup counts the tree's CPU time; RLIMIT_CPU holds each process"),
+            cpu_total: Mechanism::NotEnforced(
+                "no cgroup counts the tree's CPU time; RLIMIT_CPU holds each process",
+            ),
             cgroup_note: Some(why),
         }
     }
 
     /// True when memory and processes are held for the whole tree.
     pub fn whole_tree(&self) -> bool {
-        matches!(self.memory, Mechanism::Cgroup { .. }) && matches!(self.processes, Mechanism::Cgroup { .. })
+        matches!(self.memory, Mechanism::Cgroup { .. })
+            && matches!(self.processes, Mechanism::Cgroup { .. })
     }
 }
 
 impl fmt::Display for Enforcement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let line = |f: &mut fmt::Formatter<'_>, what: &str, m: &Mechanism, rlimit: &str| match m {
-            Mechanism::Cgroup { version } => writeln!(f, "{what}: cgroup v{version}, for the whole tree"),
+            Mechanism::Cgroup { version } => {
+                writeln!(f, "{what}: cgroup v{version}, for the whole tree")
+            }
             Mechanism::Rlimit => writeln!(f, "{what}: {rlimit}"),
             Mechanism::NotEnforced(why) => writeln!(f, "{what}: not enforced ({why})"),
         };
-        line(f, "memory", &self.memory, "RLIMIT_AS, per process (address space, not memory used)")?;
-        line(f, "processes", &self.processes, "RLIMIT_NPROC, counting every process of this user")?;
+        line(
+            f,
+            "memory",
+            &self.memory,
+            "RLIMIT_AS, per process (address space, not memory used)",
+        )?;
+        line(
+            f,
+            "processes",
+            &self.processes,
+            "RLIMIT_NPROC, counting every process of this user",
+        )?;
         writeln!(f, "file size: RLIMIT_FSIZE, per file")?;
         line(f, "CPU time of the tree", &self.cpu_total, "")?;
         writeln!(f, "CPU time of each process: RLIMIT_CPU")?;
-        write!(f, "wall time: the caller's timer, which kills the whole sandbox")?;
+        write!(
+            f,
+            "wall time: the caller's timer, which kills the whole sandbox"
+        )?;
         if let Some(note) = &self.cgroup_note {
             write!(f, "\n(no cgroup: {note})")?;
         }

@@ -88,17 +88,33 @@ impl Isolation {
         let version = Command::new(&bwrap)
             .arg("--version")
             .output()
-            .map_err(|source| Unavailable::Spawn { bwrap: bwrap.clone(), source })?;
+            .map_err(|source| Unavailable::Spawn {
+                bwrap: bwrap.clone(),
+                source,
+            })?;
         let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
         // The teardown waits on pidfds (Linux 5.3).
-        sys::pidfd_open(std::process::id() as libc::pid_t)
-            .map_err(|source| Unavailable::Kernel { what: "this kernel has no pidfd_open", source })?;
+        sys::pidfd_open(std::process::id() as libc::pid_t).map_err(|source| {
+            Unavailable::Kernel {
+                what: "this kernel has no pidfd_open",
+                source,
+            }
+        })?;
         let cgroups = Hierarchy::detect(None);
-        let mut isolation = Isolation { bwrap, version, features: Features { disable_userns: true }, cgroups };
+        let mut isolation = Isolation {
+            bwrap,
+            version,
+            features: Features {
+                disable_userns: true,
+            },
+            cgroups,
+        };
         isolation.check_cgroups();
         let probe = isolation.probe();
         match probe {
-            Err(IsolationError::Setup { said }) if said.contains("userns") || said.contains("unshare-user") => {
+            Err(IsolationError::Setup { said })
+                if said.contains("userns") || said.contains("unshare-user") =>
+            {
                 // A setuid or older bwrap: go on without --disable-userns.
                 isolation.features.disable_userns = false;
                 isolation.probe().map_err(|e| isolation.refused(e))?;
@@ -133,14 +149,20 @@ impl Isolation {
 
     /// Runs `true` in a sandbox of a scratch directory of its own.
     fn probe(&self) -> Result<Outcome, IsolationError> {
-        let dir = std::env::temp_dir().join(format!("grader-isolation-probe-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("grader-isolation-probe-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
-        let limits = Limits { wall_time: Duration::from_secs(30), ..Limits::run() };
+        let limits = Limits {
+            wall_time: Duration::from_secs(30),
+            ..Limits::run()
+        };
         let outcome = self.run(&Spec::new("true", &dir).limits(limits));
         let _ = std::fs::remove_dir_all(&dir);
         match outcome {
             Ok(o) if o.success() => Ok(o),
-            Ok(o) => Err(IsolationError::Setup { said: format!("`true` in a sandbox: {}; {}", o.describe(), o.stderr) }),
+            Ok(o) => Err(IsolationError::Setup {
+                said: format!("`true` in a sandbox: {}; {}", o.describe(), o.stderr),
+            }),
             Err(e) => Err(e),
         }
     }
@@ -148,7 +170,11 @@ impl Isolation {
     fn refused(&self, error: IsolationError) -> Unavailable {
         let said = error.to_string();
         let remedy = error::remedy(&said);
-        Unavailable::Refused { bwrap: self.bwrap.clone(), said, remedy }
+        Unavailable::Refused {
+            bwrap: self.bwrap.clone(),
+            said,
+            remedy,
+        }
     }
 
     /// The `bwrap` in use.
@@ -167,12 +193,26 @@ impl Isolation {
         match &self.cgroups {
             Ok(Hierarchy::V1 { cpuacct, .. }) => {
                 let m = Mechanism::Cgroup { version: 1 };
-                let cpu = if cpuacct.is_some() { m } else { Mechanism::NotEnforced("no cpuacct controller") };
-                Enforcement { memory: m, processes: m, cpu_total: cpu, cgroup_note: None }
+                let cpu = if cpuacct.is_some() {
+                    m
+                } else {
+                    Mechanism::NotEnforced("no cpuacct controller")
+                };
+                Enforcement {
+                    memory: m,
+                    processes: m,
+                    cpu_total: cpu,
+                    cgroup_note: None,
+                }
             }
             Ok(Hierarchy::V2 { .. }) => {
                 let m = Mechanism::Cgroup { version: 2 };
-                Enforcement { memory: m, processes: m, cpu_total: m, cgroup_note: None }
+                Enforcement {
+                    memory: m,
+                    processes: m,
+                    cpu_total: m,
+                    cgroup_note: None,
+                }
             }
             Err(why) => Enforcement::without_cgroup(why.clone()),
         }
@@ -235,7 +275,9 @@ impl Outcome {
     /// (129–192). A program that exits with such a code by itself reads the
     /// same.
     pub fn signal(&self) -> Option<i32> {
-        self.exit_code.filter(|c| (129..=192).contains(c)).map(|c| c - 128)
+        self.exit_code
+            .filter(|c| (129..=192).contains(c))
+            .map(|c| c - 128)
     }
 
     /// One line for a report: how it ended, and the limits hit.

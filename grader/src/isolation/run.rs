@@ -44,12 +44,26 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
     let (group, enforcement) = match &isolation.cgroups {
         Ok(hierarchy) => match hierarchy.create(limits) {
             Ok(group) => {
-                let mechanism = Mechanism::Cgroup { version: group.version };
-                let cpu = if group.cpu_time().is_some() { mechanism } else { Mechanism::NotEnforced("no cpuacct controller") };
-                let enforcement = Enforcement { memory: mechanism, processes: mechanism, cpu_total: cpu, cgroup_note: None };
+                let mechanism = Mechanism::Cgroup {
+                    version: group.version,
+                };
+                let cpu = if group.cpu_time().is_some() {
+                    mechanism
+                } else {
+                    Mechanism::NotEnforced("no cpuacct controller")
+                };
+                let enforcement = Enforcement {
+                    memory: mechanism,
+                    processes: mechanism,
+                    cpu_total: cpu,
+                    cgroup_note: None,
+                };
                 (Some(group), enforcement)
             }
-            Err(e) => (None, Enforcement::without_cgroup(format!("could not make one: {e}"))),
+            Err(e) => (
+                None,
+                Enforcement::without_cgroup(format!("could not make one: {e}")),
+            ),
         },
         Err(why) => (None, Enforcement::without_cgroup(why.clone())),
     };
@@ -69,7 +83,11 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let setup = ChildSetup { cgroup_procs, rlimits: limits.rlimits(&enforcement), status: status_write };
+    let setup = ChildSetup {
+        cgroup_procs,
+        rlimits: limits.rlimits(&enforcement),
+        status: status_write,
+    };
     sys::install(&mut command, setup);
     let spawned = command.spawn();
     // Closes our copies of the status pipe's write end and of the cgroup
@@ -99,10 +117,12 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
         if killed.is_none() {
             if now >= deadline {
                 hits.insert(Limit::WallTime);
-            } else if let Some(cpu) = group.as_ref().and_then(Group::cpu_time) {
-                if cpu > limits.cpu_time {
-                    hits.insert(Limit::CpuTime);
-                }
+            } else if group
+                .as_ref()
+                .and_then(Group::cpu_time)
+                .is_some_and(|cpu| cpu > limits.cpu_time)
+            {
+                hits.insert(Limit::CpuTime);
             }
             if !hits.is_empty() {
                 kill(&status, &mut child);
@@ -113,7 +133,11 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
             // a process stuck in the kernel; try again and keep waiting.
             let _ = child.kill();
         }
-        let timeout = if killed.is_some() { TICK } else { deadline.saturating_duration_since(now).min(TICK) };
+        let timeout = if killed.is_some() {
+            TICK
+        } else {
+            deadline.saturating_duration_since(now).min(TICK)
+        };
         let ready = match &status.pipe {
             Some(pipe) => sys::poll(&[bwrap_fd.as_fd(), pipe.as_fd()], timeout)?,
             None => sys::poll(&[bwrap_fd.as_fd()], timeout)?,
@@ -133,7 +157,11 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
     let mut leftover = Vec::new();
     if let Some(pid1) = &status.pid1 {
         let _ = sys::pidfd_kill(pid1.as_fd());
-        if !sys::poll(&[pid1.as_fd()], GRACE)?.first().copied().unwrap_or(false) {
+        if !sys::poll(&[pid1.as_fd()], GRACE)?
+            .first()
+            .copied()
+            .unwrap_or(false)
+        {
             leftover.push(status.pid1_number.unwrap_or(0));
         }
     }
@@ -148,8 +176,14 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
     let stderr = stderr.join().unwrap_or_default();
 
     let bwrap_code = (reaped.status & 0x7f == 0).then_some((reaped.status >> 8) & 0xff);
-    if status.exit_code.is_none() && killed.is_none() && bwrap_code == Some(1) && stderr.text.starts_with("bwrap: ") {
-        return Err(IsolationError::Setup { said: stderr.text.trim().to_string() });
+    if status.exit_code.is_none()
+        && killed.is_none()
+        && bwrap_code == Some(1)
+        && stderr.text.starts_with("bwrap: ")
+    {
+        return Err(IsolationError::Setup {
+            said: stderr.text.trim().to_string(),
+        });
     }
     if let Some(group) = &group {
         if group.oom_kills() > 0 {
@@ -176,7 +210,10 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
         stdout,
         stderr,
         wall_time: started.elapsed(),
-        cpu_time: group.as_ref().and_then(Group::cpu_time).or(Some(reaped.cpu)),
+        cpu_time: group
+            .as_ref()
+            .and_then(Group::cpu_time)
+            .or(Some(reaped.cpu)),
         peak_memory: group.as_ref().and_then(Group::peak_memory),
         enforcement,
     };
@@ -203,11 +240,17 @@ fn kill(status: &Status, child: &mut std::process::Child) {
 
 fn check_paths(spec: &Spec) -> Result<(), IsolationError> {
     if !spec.scratch.source.is_dir() {
-        return Err(IsolationError::MissingPath { what: "scratch directory", path: spec.scratch.source.clone() });
+        return Err(IsolationError::MissingPath {
+            what: "scratch directory",
+            path: spec.scratch.source.clone(),
+        });
     }
     for bind in &spec.binds {
         if !bind.source.exists() {
-            return Err(IsolationError::MissingPath { what: "bind", path: bind.source.clone() });
+            return Err(IsolationError::MissingPath {
+                what: "bind",
+                path: bind.source.clone(),
+            });
         }
     }
     Ok(())
@@ -226,7 +269,13 @@ struct Status {
 
 impl Status {
     fn new(pipe: OwnedFd) -> Status {
-        Status { pipe: Some(File::from(pipe)), buffer: Vec::new(), pid1: None, pid1_number: None, exit_code: None }
+        Status {
+            pipe: Some(File::from(pipe)),
+            buffer: Vec::new(),
+            pid1: None,
+            pid1_number: None,
+            exit_code: None,
+        }
     }
 
     /// Reads what is there (the poll said something is), and parses the
@@ -259,11 +308,15 @@ impl Status {
     }
 
     fn parse(&mut self, line: &[u8]) {
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else { return };
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+            return;
+        };
         if let Some(pid) = value.get("child-pid").and_then(serde_json::Value::as_i64) {
             let pid = pid as libc::pid_t;
             self.pid1_number = Some(pid);
-            self.pid1 = sys::pidfd_open(pid).ok().filter(|_| !same_pid_namespace(pid));
+            self.pid1 = sys::pidfd_open(pid)
+                .ok()
+                .filter(|_| !same_pid_namespace(pid));
         }
         if let Some(code) = value.get("exit-code").and_then(serde_json::Value::as_i64) {
             self.exit_code = Some(code as i32);

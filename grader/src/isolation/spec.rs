@@ -49,7 +49,11 @@ impl Spec {
         Spec {
             program: program.as_ref().to_os_string(),
             args: Vec::new(),
-            scratch: Bind { source: scratch.clone(), dest: scratch, writable: true },
+            scratch: Bind {
+                source: scratch.clone(),
+                dest: scratch,
+                writable: true,
+            },
             binds: Vec::new(),
             tmpfs: Vec::new(),
             env: Vec::new(),
@@ -71,7 +75,8 @@ impl Spec {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.args.extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
         self
     }
 
@@ -79,7 +84,8 @@ impl Spec {
     /// for `PATH`, `HOME` (the scratch directory), `TMPDIR=/tmp` and `LANG`:
     /// nothing of the judge's own (tokens, `REDIS_URL`) reaches the sandbox.
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Spec {
-        self.env.push((key.as_ref().to_os_string(), value.as_ref().to_os_string()));
+        self.env
+            .push((key.as_ref().to_os_string(), value.as_ref().to_os_string()));
         self
     }
 
@@ -130,7 +136,8 @@ impl Spec {
         self.tmpfs.push(toolchain.cargo_home.clone());
         self.binds.extend(toolchain.binds());
         self.path.insert(0, toolchain.sysroot.join("bin"));
-        self.env.push(("CARGO_HOME".into(), toolchain.cargo_home.clone().into()));
+        self.env
+            .push(("CARGO_HOME".into(), toolchain.cargo_home.clone().into()));
         self.env.push(("CARGO_NET_OFFLINE".into(), "true".into()));
         self.env.push(("RUSTC".into(), toolchain.rustc().into()));
         self.env.push(("CARGO".into(), toolchain.cargo().into()));
@@ -139,7 +146,11 @@ impl Spec {
 }
 
 fn bind(source: impl AsRef<Path>, dest: impl AsRef<Path>, writable: bool) -> Bind {
-    Bind { source: source.as_ref().to_path_buf(), dest: dest.as_ref().to_path_buf(), writable }
+    Bind {
+        source: source.as_ref().to_path_buf(),
+        dest: dest.as_ref().to_path_buf(),
+        writable,
+    }
 }
 
 /// The Rust toolchain a build inside the sandbox uses: the one `rustc`
@@ -182,12 +193,16 @@ impl Toolchain {
                 Some(home) => Path::new(&home).join(".cargo"),
                 None => {
                     return Err(IsolationError::Toolchain {
-                        problem: "neither CARGO_HOME nor HOME is set: where is the cargo registry?".into(),
+                        problem: "neither CARGO_HOME nor HOME is set: where is the cargo registry?"
+                            .into(),
                     });
                 }
             },
         };
-        Ok(Toolchain { sysroot: PathBuf::from(sysroot), cargo_home })
+        Ok(Toolchain {
+            sysroot: PathBuf::from(sysroot),
+            cargo_home,
+        })
     }
 
     /// The toolchain's own `cargo` (not rustup's proxy, which would need

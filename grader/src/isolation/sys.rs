@@ -92,7 +92,11 @@ pub fn kill(pid: libc::pid_t) {
 pub fn poll(fds: &[BorrowedFd<'_>], timeout: Duration) -> io::Result<Vec<bool>> {
     let mut polls: Vec<libc::pollfd> = fds
         .iter()
-        .map(|fd| libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 })
+        .map(|fd| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
         .collect();
     let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
     // SAFETY: `polls` is a valid array of `polls.len()` pollfd structs.
@@ -133,7 +137,10 @@ pub fn wait4(pid: libc::pid_t) -> io::Result<Reaped> {
         }
     }
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
-    Ok(Reaped { status, cpu: tv(usage.ru_utime) + tv(usage.ru_stime) })
+    Ok(Reaped {
+        status,
+        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+    })
 }
 
 /// The type `setrlimit` takes its resource as (glibc and musl differ).
@@ -170,7 +177,11 @@ pub struct ChildSetup {
 /// async-signal-safe calls run there (write, setrlimit, dup2): the judge is
 /// multi-threaded, and the child of a fork may not allocate or lock.
 pub fn install(command: &mut Command, setup: ChildSetup) {
-    let ChildSetup { cgroup_procs, rlimits, status } = setup;
+    let ChildSetup {
+        cgroup_procs,
+        rlimits,
+        status,
+    } = setup;
     let procs: Vec<RawFd> = cgroup_procs.iter().map(AsRawFd::as_raw_fd).collect();
     let status_raw = status.as_raw_fd();
     let hook = move || -> io::Result<()> {
@@ -182,7 +193,10 @@ pub fn install(command: &mut Command, setup: ChildSetup) {
             check(unsafe { libc::write(fd, b"0\n".as_ptr().cast(), 2) } as libc::c_long)?;
         }
         for limit in &rlimits {
-            let value = libc::rlimit { rlim_cur: limit.soft, rlim_max: limit.hard };
+            let value = libc::rlimit {
+                rlim_cur: limit.soft,
+                rlim_max: limit.hard,
+            };
             // SAFETY: a valid rlimit struct for a valid resource number.
             check(unsafe { libc::setrlimit(limit.resource, &value) }.into())?;
         }
