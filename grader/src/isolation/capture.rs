@@ -7,7 +7,9 @@
 
 use std::fmt;
 use std::io::Read;
-use std::thread::{self, JoinHandle};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::Duration;
 
 /// What one stream held, up to the cap.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,11 +37,21 @@ impl fmt::Display for Captured {
     }
 }
 
+/// A stream being read on a thread of its own.
+pub(crate) struct Capture(Receiver<Captured>);
+
+impl Capture {
+    /// What was read, once the stream has ended; `None` if it has not ended
+    /// within `wait` (a process outside the sandbox holds the pipe: the
+    /// thread is then left to finish on its own).
+    pub(crate) fn finish(self, wait: Duration) -> Option<Captured> {
+        self.0.recv_timeout(wait).ok()
+    }
+}
+
 /// Reads `source` to its end on a thread of its own, keeping `cap` bytes.
-pub(crate) fn spawn(
-    source: Option<impl Read + Send + 'static>,
-    cap: usize,
-) -> JoinHandle<Captured> {
+pub(crate) fn spawn(source: Option<impl Read + Send + 'static>, cap: usize) -> Capture {
+    let (sender, receiver) = mpsc::channel();
     thread::spawn(move || {
         let mut kept = Vec::new();
         let mut dropped = 0u64;
@@ -58,9 +70,12 @@ pub(crate) fn spawn(
                 }
             }
         }
-        Captured {
+        let captured = Captured {
             text: String::from_utf8_lossy(&kept).into_owned(),
             dropped,
-        }
-    })
+        };
+        // The receiver may have given up waiting; nothing to do then.
+        let _ = sender.send(captured);
+    });
+    Capture(receiver)
 }

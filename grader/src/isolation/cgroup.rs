@@ -10,7 +10,8 @@
 //! kills the whole sandbox, not one process of it), `pids.max`, `cpu.stat`,
 //! `cgroup.kill`. Groups are made under the cgroup this process is in (v1),
 //! or under the first of: a parent the caller names, this process's cgroup
-//! when it delegates `memory` and `pids` to its children, the root (v2). A
+//! or its parent when it delegates `memory` and `pids` to its children, the
+//! root (v2). A
 //! process joins by writing `0` to `cgroup.procs` before it executes `bwrap`
 //! (see [`super::sys::install`]), so no fork escapes the count.
 
@@ -128,8 +129,19 @@ impl Hierarchy {
             .lines()
             .find_map(|l| l.strip_prefix("0::"))
             .map(|path| dir_in(&point, &root, path));
-        if let Some(dir) = own_dir.filter(|d| delegates(d)) {
-            return Ok(Hierarchy::V2 { parent: dir });
+        // A cgroup with processes cannot delegate (cgroup v2's "no internal
+        // processes" rule), so a delegated one (systemd's `Delegate=yes`)
+        // holds this process in a child of its own: try that parent too.
+        let candidates = own_dir
+            .iter()
+            .flat_map(|d| [Some(d.as_path()), d.parent()])
+            .flatten();
+        for dir in candidates.filter(|d| d.starts_with(&point) && *d != point.as_path()) {
+            if delegates(dir) {
+                return Ok(Hierarchy::V2 {
+                    parent: dir.to_path_buf(),
+                });
+            }
         }
         // The root cgroup may hold processes and enable controllers at once.
         if !delegates(&point) {

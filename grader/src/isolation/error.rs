@@ -97,8 +97,8 @@ pub enum IsolationError {
     /// Processes of the sandbox were still alive after the teardown. This
     /// would be a bug of the module or the kernel; the caller should stop.
     #[error(
-        "processes of a sandbox outlived its teardown ({pids:?}): stop grading and report it \
-         (they can be ended with `kill -9`)"
+        "processes of a sandbox outlived its teardown (pids {pids:?}; none known if empty, but its \
+         output pipe is still held open): stop grading and report it (end them with `kill -9`)"
     )]
     Leftover {
         /// Their pids, as this machine sees them.

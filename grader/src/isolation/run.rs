@@ -139,8 +139,8 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
             deadline.saturating_duration_since(now).min(TICK)
         };
         let ready = match &status.pipe {
-            Some(pipe) => sys::poll(&[bwrap_fd.as_fd(), pipe.as_fd()], timeout)?,
-            None => sys::poll(&[bwrap_fd.as_fd()], timeout)?,
+            Some(pipe) => sys::poll(&[bwrap_fd.as_fd(), pipe.as_fd()], timeout),
+            None => sys::poll(&[bwrap_fd.as_fd()], timeout),
         };
         if ready.get(1) == Some(&true) {
             status.read();
@@ -149,7 +149,8 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
             break;
         }
     }
-    let reaped = sys::wait4(bwrap_pid)?;
+    // Reaped before the teardown, which must happen whatever this says.
+    let reaped = sys::wait4(bwrap_pid);
     status.drain();
 
     // The teardown: the namespace's pid 1 killed and waited for, whatever
@@ -157,11 +158,7 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
     let mut leftover = Vec::new();
     if let Some(pid1) = &status.pid1 {
         let _ = sys::pidfd_kill(pid1.as_fd());
-        if !sys::poll(&[pid1.as_fd()], GRACE)?
-            .first()
-            .copied()
-            .unwrap_or(false)
-        {
+        if !sys::poll(&[pid1.as_fd()], GRACE)[0] {
             leftover.push(status.pid1_number.unwrap_or(0));
         }
     }
@@ -172,8 +169,12 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
         // The capture threads would wait for these processes: leave them.
         return Err(IsolationError::Leftover { pids: leftover });
     }
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
+    let reaped = reaped?;
+    // Every writer of the pipes is dead now, so they end at once; a bound
+    // all the same, so that a bug here cannot hang the judge.
+    let (Some(stdout), Some(stderr)) = (stdout.finish(GRACE), stderr.finish(GRACE)) else {
+        return Err(IsolationError::Leftover { pids: Vec::new() });
+    };
 
     let bwrap_code = (reaped.status & 0x7f == 0).then_some((reaped.status >> 8) & 0xff);
     if status.exit_code.is_none()
@@ -299,7 +300,7 @@ impl Status {
     fn drain(&mut self) {
         while let Some(pipe) = &self.pipe {
             match sys::poll(&[pipe.as_fd()], Duration::from_secs(1)) {
-                Ok(ready) if ready[0] => self.read(),
+                ready if ready[0] => self.read(),
                 _ => self.pipe = None,
             }
         }

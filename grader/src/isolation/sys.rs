@@ -88,8 +88,10 @@ pub fn kill(pid: libc::pid_t) {
 }
 
 /// Waits until one of `fds` is readable (a pidfd becomes readable when its
-/// process exits), or `timeout` has passed; says which are readable.
-pub fn poll(fds: &[BorrowedFd<'_>], timeout: Duration) -> io::Result<Vec<bool>> {
+/// process exits), or `timeout` has passed; says which are readable. A
+/// failed poll (it can fail only for lack of memory) counts as a timeout,
+/// after sleeping for it, so that the caller's loop goes on to its limits.
+pub fn poll(fds: &[BorrowedFd<'_>], timeout: Duration) -> Vec<bool> {
     let mut polls: Vec<libc::pollfd> = fds
         .iter()
         .map(|fd| libc::pollfd {
@@ -102,13 +104,12 @@ pub fn poll(fds: &[BorrowedFd<'_>], timeout: Duration) -> io::Result<Vec<bool>> 
     // SAFETY: `polls` is a valid array of `polls.len()` pollfd structs.
     let ret = unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, ms) };
     if ret < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(vec![false; fds.len()]);
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            std::thread::sleep(timeout);
         }
-        return Err(e);
+        return vec![false; fds.len()];
     }
-    Ok(polls.iter().map(|p| p.revents != 0).collect())
+    polls.iter().map(|p| p.revents != 0).collect()
 }
 
 /// What `wait4` tells about a child that has ended.
