@@ -292,10 +292,11 @@ fn reaches_a_unix_socket_in_a_bound_directory() {
         isolation,
         inside("connect-unix", &path, scratch.path()),
     ));
-    // …and with its directory bound it is the way to the judge.
+    // …and with its directory bound (read-only is enough for a socket) it
+    // is the way to the judge.
     let outcome = run(
         isolation,
-        inside("connect-unix", &path, scratch.path()).rw(sockets.path()),
+        inside("connect-unix", &path, scratch.path()).ro(sockets.path()),
     );
     assert_eq!(outcome.exit_code, Some(WORKED), "{}", outcome.describe());
     assert_eq!(&judge.join().expect("the judge's thread"), b"ping");
@@ -590,43 +591,62 @@ fn detection_names_the_remedy() {
     println!("{message}");
 }
 
+/// The judge's two uses, as the batch will make them: a submission's crate
+/// in a read-only tree (the pristine course with the submission's files),
+/// built into a scratch target directory; then its binary run in a sandbox
+/// of its own. The build script attacks, and the build still works.
 #[test]
-fn builds_a_crate_whose_build_script_attacks() {
+fn builds_a_crate_whose_build_script_attacks_then_runs_it() {
     let isolation = sandbox!();
     let toolchain = Toolchain::detect(Path::new(env!("CARGO_MANIFEST_DIR"))).expect("a toolchain");
+    let course = TempDir::new("course");
     let scratch = TempDir::new("build");
     let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
     let address = listener.local_addr().expect("its address").to_string();
     let home = PathBuf::from(std::env::var_os("HOME").expect("HOME"));
     let in_home = home.join(format!(".isolation-build-{}", marker()));
-    let crate_dir = scratch.path().join("submission");
-    std::fs::create_dir_all(crate_dir.join("src")).expect("the crate");
-    std::fs::write(
-        crate_dir.join("Cargo.toml"),
-        "[package]\nname = \"submission\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .expect("Cargo.toml");
-    std::fs::write(
-        crate_dir.join("src/main.rs"),
-        "fn main() { println!(\"hello from the submission\"); }\n",
-    )
-    .expect("main.rs");
-    let build_rs = format!(
-        "fn main() {{\n\
-           let wrote = std::fs::write({home:?}, \"x\").is_ok();\n\
-           let reached = std::net::TcpStream::connect({address:?}).is_ok();\n\
-           println!(\"cargo:warning=attack: wrote home {{wrote}}, reached the network {{reached}}\");\n\
-         }}\n",
-        home = in_home.to_string_lossy(),
-    );
-    std::fs::write(crate_dir.join("build.rs"), build_rs).expect("build.rs");
+    let in_course = course.path().join("planted");
+    let files = [
+        (
+            "Cargo.toml",
+            "[package]\nname = \"submission\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"
+                .to_string(),
+        ),
+        // Committed, as the course's is: a read-only tree cannot get one.
+        (
+            "Cargo.lock",
+            "version = 4\n\n[[package]]\nname = \"submission\"\nversion = \"0.1.0\"\n".to_string(),
+        ),
+        (
+            "src/main.rs",
+            "fn main() { println!(\"hello from the submission\"); }\n".to_string(),
+        ),
+        (
+            "build.rs",
+            format!(
+                "fn main() {{\n\
+                   let home = std::fs::write({in_home:?}, \"x\").is_ok();\n\
+                   let course = std::fs::write({in_course:?}, \"x\").is_ok();\n\
+                   let net = std::net::TcpStream::connect({address:?}).is_ok();\n\
+                   println!(\"cargo:warning=attack: home {{home}}, course {{course}}, network {{net}}\");\n\
+                 }}\n"
+            ),
+        ),
+    ];
+    std::fs::create_dir_all(course.path().join("src")).expect("the crate");
+    for (name, text) in files {
+        std::fs::write(course.path().join(name), text).expect("a file of the crate");
+    }
 
-    let spec = Spec::new(toolchain.cargo(), scratch.path())
-        .args(["build", "--offline", "--manifest-path"])
-        .arg(crate_dir.join("Cargo.toml"))
+    let target = scratch.path().join("target");
+    let build = Spec::new(toolchain.cargo(), scratch.path())
+        .args(["build", "--locked", "--offline", "--manifest-path"])
+        .arg(course.path().join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .ro(course.path())
         .toolchain(&toolchain)
         .limits(Limits::build());
-    let outcome = run(isolation, spec);
+    let outcome = run(isolation, build);
     assert!(
         outcome.success(),
         "the build must work inside: {}",
@@ -636,13 +656,56 @@ fn builds_a_crate_whose_build_script_attacks() {
         outcome
             .stderr
             .text
-            .contains("attack: wrote home false, reached the network false")
+            .contains("attack: home false, course false, network false"),
+        "the build script's attacks must fail"
     );
-    assert!(!in_home.exists());
+    assert!(!in_home.exists() && !in_course.exists());
+    println!(
+        "the build: {:?} CPU, {:?} of memory at most",
+        outcome.cpu_time, outcome.peak_memory
+    );
 
-    let binary = crate_dir.join("target/debug/submission");
-    let outcome = run(isolation, Spec::new(&binary, scratch.path()));
+    let binary = target.join("debug/submission");
+    let run_dir = TempDir::new("run");
+    let outcome = run(isolation, Spec::new(&binary, run_dir.path()).ro(&binary));
     assert_eq!(outcome.stdout.text, "hello from the submission\n");
+}
+
+/// The real thing, slow (minutes on two cores), so not run by default
+/// (`cargo test -p grader --test isolation -- --ignored`): this course's
+/// learner crate, with the grader as its dev-dependency, built from a
+/// read-only copy of the workspace with the registry bound read-only, as
+/// `cargo course batch` will build each submission.
+#[test]
+#[ignore]
+fn builds_the_course_learner_crate() {
+    let isolation = sandbox!();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace");
+    let toolchain = Toolchain::detect(workspace).expect("a toolchain");
+    let scratch = TempDir::new("course-build");
+    let build = Spec::new(toolchain.cargo(), scratch.path())
+        .args([
+            "test",
+            "--no-run",
+            "--locked",
+            "--offline",
+            "-p",
+            "exercises",
+            "--manifest-path",
+        ])
+        .arg(workspace.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", scratch.path().join("target"))
+        .ro(workspace)
+        .toolchain(&toolchain)
+        .limits(Limits::build());
+    let outcome = run(isolation, build);
+    println!(
+        "the course build: {:?} wall, {:?} CPU, {:?} bytes of memory at most",
+        outcome.wall_time, outcome.cpu_time, outcome.peak_memory
+    );
+    assert!(outcome.success(), "{}", outcome.describe());
 }
 
 #[test]

@@ -103,12 +103,14 @@ impl Spec {
         self
     }
 
-    /// Binds `path` read-write at the same path: for a directory holding a
-    /// Unix socket the judge listens on (bind the directory, not the socket:
-    /// a socket bound in is pinned, and a server that binds it again would
-    /// not be reached), or a second output directory. Connecting to a socket
-    /// needs write permission on it, so a socket's directory is bound
-    /// read-write; the sandbox may then also create files there.
+    /// Binds `path` read-write at the same path, e.g. a second output
+    /// directory. For the directory of a Unix socket the judge listens on,
+    /// [`Spec::ro`] is enough and better: connecting needs write permission
+    /// on the socket, which a read-only mount does not take away from a
+    /// socket (only from files, directories and links), and the sandbox then
+    /// cannot put files there or replace the socket. Bind the directory, not
+    /// the socket: a socket bound in is pinned, so a judge that binds it
+    /// again would not be reached.
     pub fn rw(mut self, path: impl AsRef<Path>) -> Spec {
         let path = path.as_ref();
         self.binds.push(bind(path, path, true));
