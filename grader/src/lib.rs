@@ -32,6 +32,8 @@
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;
+//! - [`isolation`] runs untrusted code (a submission's build, the learner's runner) in a
+//!   bubblewrap sandbox, with limits, leaving no process behind;
 //! - [`harness`] runs each check in a process of its own, for
 //!   `cargo test -p exercises`, so that every check ends with a verdict or
 //!   fails, and [`remote`] is the learner's lock as the checks call it: its
@@ -55,6 +57,7 @@ pub mod error;
 pub mod exercise;
 pub mod explore;
 pub mod harness;
+pub mod isolation;
 pub mod judge;
 pub mod lock;
 pub mod model;
