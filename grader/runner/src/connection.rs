@@ -36,6 +36,12 @@ impl Connection {
         Ok(connection)
     }
 
+    /// Reads one message the judge sent on its own (an order, on the control
+    /// link): `None` when the judge closed the link.
+    pub(crate) fn receive(&mut self) -> io::Result<Option<Vec<Vec<u8>>>> {
+        protocol::read_message(&mut self.parser, &mut self.reader)
+    }
+
     /// Sends one message.
     pub(crate) fn send(&mut self, parts: &[Vec<u8>]) -> io::Result<()> {
         protocol::write_message(&mut self.writer, parts)?;

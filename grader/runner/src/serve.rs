@@ -1,6 +1,7 @@
 //! The runner at work: orders in, answers out, one call at a time per link.
 //!
-//! The judge writes its orders on the runner's standard input. `OPEN` makes a
+//! The runner's first link to the judge is the control link ([`CONTROL`]),
+//! where the judge writes its orders. `OPEN` makes a
 //! new link to the judge's socket; `CALL` runs one of your functions on a
 //! thread of its own, with the links the order names as its connections, and
 //! sends the function's answer on the call's home link once it returns. A
@@ -9,24 +10,20 @@
 //!
 //! Calls on different links may run at the same time (three clients racing for
 //! one lock); the judge never gives one link to two calls at once. When the
-//! judge closes the runner's standard input, its check is over and the runner
-//! exits.
+//! judge closes the control link, its check is over and the runner exits.
 
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::{self, BufReader};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
-use redis::Parser;
-
 use crate::Lock;
 use crate::connection::{Clock, Connection};
-use crate::protocol::{self, Answer, Call, Fault, Order};
+use crate::protocol::{Answer, CONTROL, Call, Fault, Order};
 
 /// The name of the threads that run your functions.
 const CALL_THREAD: &str = "lock-call";
@@ -39,14 +36,19 @@ thread_local! {
 /// The links by name, while no call holds them.
 type Links = Arc<Mutex<HashMap<String, Connection>>>;
 
-/// Serves the judge's orders until it closes standard input, then exits.
+/// Serves the judge's orders until it closes the control link, then exits.
 pub(crate) fn serve(lock: Lock, socket: PathBuf) -> ! {
     quiet_panics();
     let links: Links = Arc::default();
-    let mut parser = Parser::new();
-    let mut input = BufReader::new(io::stdin().lock());
+    let mut control = match Connection::open(&socket, CONTROL) {
+        Ok(control) => control,
+        Err(e) => {
+            eprintln!("lock-runner: could not reach the judge's socket: {e}");
+            std::process::exit(1)
+        }
+    };
     loop {
-        let order = match protocol::read_message(&mut parser, &mut input) {
+        let order = match control.receive() {
             Ok(Some(parts)) => Order::parse(&parts),
             // The judge is done with this runner (or gone).
             Ok(None) | Err(_) => std::process::exit(0),

@@ -191,6 +191,12 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
             if let Ok(nodes) = server::node_source() {
                 env.push((server::NODES_VAR.to_string(), nodes.name().to_string()));
             }
+            // Where the learner's code runs, decided once for every check.
+            if is_judge() {
+                let (note, value) = crate::remote::sandbox_note();
+                eprintln!("{note}");
+                env.push((crate::remote::SANDBOX_VAR.to_string(), value.to_string()));
+            }
             run_all(&exe, &selected, &env, limits, jobs, |i, f| {
                 show(i, f, &mut out)
             });

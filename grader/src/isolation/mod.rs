@@ -90,6 +90,7 @@ pub mod spec;
 mod sys;
 
 use std::ffi::OsString;
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -271,7 +272,14 @@ impl Isolation {
     /// A command that fails, crashes or overruns a limit is an `Ok`
     /// [`Outcome`]; an `Err` means the sandbox itself could not be had.
     pub fn run(&self, spec: &Spec) -> Result<Outcome, IsolationError> {
-        run::run(self, spec)
+        run::run(self, spec, None)
+    }
+
+    /// Runs `spec` like [`Isolation::run`], and also ends it as soon as `stop`
+    /// becomes readable: the judge closes the write end of a pipe to end a
+    /// runner it no longer needs, whatever the runner is doing.
+    pub fn run_until(&self, spec: &Spec, stop: BorrowedFd<'_>) -> Result<Outcome, IsolationError> {
+        run::run(self, spec, Some(stop))
     }
 }
 

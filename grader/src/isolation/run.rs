@@ -15,7 +15,7 @@
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -35,8 +35,14 @@ const TICK: Duration = Duration::from_millis(100);
 /// How long a killed sandbox may take to be gone before it is an error.
 const GRACE: Duration = Duration::from_secs(5);
 
-/// Runs `spec` under `isolation`; see [`Isolation::run`].
-pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, IsolationError> {
+/// Runs `spec` under `isolation`; see [`Isolation::run`]. When `stop`
+/// becomes readable (its write end written to or closed), the sandbox is
+/// killed as at a limit, though no limit was hit.
+pub(crate) fn run(
+    isolation: &Isolation,
+    spec: &Spec,
+    stop: Option<BorrowedFd<'_>>,
+) -> Result<Outcome, IsolationError> {
     check_paths(spec)?;
     let limits = &spec.limits;
     let started = Instant::now();
@@ -112,6 +118,7 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
     let mut hits = BTreeSet::new();
     let mut killed: Option<Instant> = None;
     let deadline = started + limits.wall_time;
+    let mut stopped = false;
     loop {
         let now = Instant::now();
         if killed.is_none() {
@@ -124,7 +131,7 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
             {
                 hits.insert(Limit::CpuTime);
             }
-            if !hits.is_empty() {
+            if !hits.is_empty() || stopped {
                 kill(&status, &mut child);
                 killed = Some(now);
             }
@@ -138,13 +145,15 @@ pub(crate) fn run(isolation: &Isolation, spec: &Spec) -> Result<Outcome, Isolati
         } else {
             deadline.saturating_duration_since(now).min(TICK)
         };
-        let ready = match &status.pipe {
-            Some(pipe) => sys::poll(&[bwrap_fd.as_fd(), pipe.as_fd()], timeout),
-            None => sys::poll(&[bwrap_fd.as_fd()], timeout),
-        };
-        if ready.get(1) == Some(&true) {
+        let mut fds = vec![bwrap_fd.as_fd()];
+        fds.extend(status.pipe.as_ref().map(|p| p.as_fd()));
+        let stop_at = fds.len();
+        fds.extend(stop.filter(|_| killed.is_none()));
+        let ready = sys::poll(&fds, timeout);
+        if status.pipe.is_some() && ready.get(1) == Some(&true) {
             status.read();
         }
+        stopped = stop.is_some() && ready.get(stop_at) == Some(&true);
         if ready[0] {
             break;
         }

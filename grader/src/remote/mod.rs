@@ -34,6 +34,7 @@ use lock_runner::protocol::{Answer, Call, Order};
 use redis::{ConnectionLike, RedisResult};
 
 use crate::harness::{Cause, Outcome};
+use crate::isolation::Isolation;
 use crate::lock::Lock;
 use crate::nodes::NodeWire;
 use crate::wire::{OverBudget, Wire};
@@ -41,6 +42,67 @@ use process::{Gone, Link, Process};
 use serve::Served;
 
 pub use lock_runner::RUNNER_VAR;
+
+/// The environment variable that says whether runners run in a sandbox:
+/// `bwrap` (they must; a check fails to run without one), `none` (they run
+/// as plain processes), or unset (in one when bubblewrap works here).
+pub const SANDBOX_VAR: &str = "GRADER_SANDBOX";
+
+/// The sandbox runners run in, as [`SANDBOX_VAR`] asks.
+fn sandbox() -> Result<Option<Isolation>, String> {
+    match std::env::var(SANDBOX_VAR).as_deref() {
+        Ok("none") => Ok(None),
+        Ok("bwrap") => Isolation::detect().map(Some).map_err(|e| {
+            format!("{SANDBOX_VAR}=bwrap asks for a sandbox for the learner's code, and there is none: {e}")
+        }),
+        Ok(other) => Err(format!(
+            "{SANDBOX_VAR}={other:?} is neither `bwrap` nor `none`: set one, or unset it"
+        )),
+        Err(_) => Ok(Isolation::detect().ok()),
+    }
+}
+
+/// What the harness says once, before the results, about where the learner's
+/// code runs; and the value of [`SANDBOX_VAR`] for its checks' processes.
+pub fn sandbox_note() -> (String, &'static str) {
+    match std::env::var(SANDBOX_VAR).as_deref() {
+        Ok("none") => (
+            format!(
+                "grader: your code runs without a sandbox ({SANDBOX_VAR}=none), as your own user"
+            ),
+            "none",
+        ),
+        Ok("bwrap") => match Isolation::detect() {
+            Ok(i) => (
+                format!("grader: your code runs in a sandbox ({})", i.version()),
+                "bwrap",
+            ),
+            // Asked for and missing: every check says why, none runs without it.
+            Err(e) => (
+                format!("grader: {SANDBOX_VAR}=bwrap, but there is no sandbox: {e}"),
+                "bwrap",
+            ),
+        },
+        _ => match Isolation::detect() {
+            Ok(i) => (
+                format!("grader: your code runs in a sandbox ({})", i.version()),
+                "bwrap",
+            ),
+            Err(e) => (
+                format!(
+                    "grader: your code runs without a sandbox, as your own user (no bubblewrap: {}); \
+                     that only matters to code that cheats",
+                    first_line(&e.to_string())
+                ),
+                "none",
+            ),
+        },
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}
 
 /// The learner's lock, in the runner the environment names.
 pub const LOCK: Lock = Lock {
@@ -120,7 +182,8 @@ fn runner() -> &'static Runner {
             .ok_or_else(|| {
                 format!("{RUNNER_VAR} is not set, so there is no learner code to run")
             })?;
-        let process = Process::start(&exe).map_err(|e| {
+        let sandbox = sandbox()?;
+        let process = Process::start(&exe, sandbox.as_ref()).map_err(|e| {
             format!(
                 "could not start the learner's runner {}: {e}",
                 exe.display()

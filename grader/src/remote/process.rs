@@ -1,29 +1,36 @@
 //! The runner's process, seen from the judge: started, ordered, watched.
 //!
-//! A check's process starts the learner's runner once, the first time the
-//! check calls a learner function. The runner gets an empty environment (no
-//! `REDIS_URL`, no credential, nothing of the harness's), a limit on its
-//! address space, death with the check's process, and one way to reach the
-//! judge: a Unix socket in a folder only this check's process made, where it
-//! listens. Each connection the learner's code will use is a *link*: the
+//! A check's process starts the learner's runner once, before the check. The
+//! runner gets an empty environment (no `REDIS_URL`, no credential, nothing of
+//! the harness's), limits, death with the check's process, and one way to
+//! reach the judge: a Unix socket in a folder only this check's process made,
+//! where it listens. Where bubblewrap is at hand ([`crate::isolation`]) the
+//! runner runs in a sandbox of its own: no network, its own pid namespace, a
+//! read-only view of its binary and of the socket's folder, limits for the
+//! whole tree, and nothing of it left once the check is over.
+//!
+//! The runner's first link is the control link, which carries the judge's
+//! orders. Each connection the learner's code will use is another *link*: the
 //! judge orders the runner to open one ([`Order::Open`]), accepts it, and
 //! reads the link's name from its first message, so links never get mixed up.
 
 use std::io::{self, BufReader, BufWriter, Write};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use lock_runner::protocol::{self, HELLO, Order, SOCKET_VAR};
+use lock_runner::protocol::{self, CONTROL, HELLO, Order, SOCKET_VAR};
 use redis::Parser;
 
 use crate::harness::End;
+use crate::isolation::{self, Isolation, Limit, Spec};
 use crate::sandbox::CALL_LIMIT;
 
 /// The address space the runner may use: as much as a check's process.
@@ -34,8 +41,14 @@ const MEMORY_LIMIT: u64 = crate::harness::MEMORY_LIMIT;
 /// address, credential or setting of the judge's is among them.
 const PASSED_ON: &[&str] = &["GRADER_LOCK"];
 
+/// The runner's `PATH`: what a plain program needs to find its tools.
+const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
 /// How long the judge waits for a runner whose link closed to be seen gone.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// How long the judge waits for a stopped sandbox to be torn down.
+const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// One connection of the runner's, from the judge's end.
 pub(super) struct Link {
@@ -59,11 +72,33 @@ impl Link {
 
 /// The runner's process, and the socket it reaches the judge by.
 pub(super) struct Process {
-    child: Mutex<Child>,
-    orders: Mutex<BufWriter<ChildStdin>>,
+    running: Running,
+    control: Mutex<Option<Link>>,
     listener: Mutex<UnixListener>,
     folder: PathBuf,
     links: AtomicU64,
+}
+
+/// The runner as it was started: a plain child, or a sandbox's.
+enum Running {
+    Plain(Mutex<Child>),
+    Sandboxed(Sandboxed),
+}
+
+/// A runner in a bubblewrap sandbox, watched by a thread that lives as long
+/// as the check's process (bubblewrap dies with the thread that started it).
+struct Sandboxed {
+    /// How it ended, with what it printed, once it has.
+    ended: Arc<(Mutex<Option<Ended>>, Condvar)>,
+    /// Closing this ends the sandbox, whatever the runner is doing.
+    stop: Mutex<Option<OwnedFd>>,
+}
+
+/// A sandboxed runner's end, and what it printed (the sandbox kept it).
+#[derive(Clone)]
+struct Ended {
+    end: End,
+    printed: Option<(String, String)>,
 }
 
 /// The runner is gone, or cannot be used: how it ended, when it did.
@@ -76,52 +111,80 @@ pub(super) enum Gone {
 }
 
 impl Process {
-    /// Starts the runner at `exe`, with a socket of its own to reach this process.
-    pub(super) fn start(exe: &Path) -> io::Result<Process> {
+    /// Starts the runner at `exe`, with a socket of its own to reach this
+    /// process, in `sandbox` when there is one. Call it on a thread that lives
+    /// as long as the check: a plain runner dies with that thread.
+    pub(super) fn start(exe: &Path, sandbox: Option<&Isolation>) -> io::Result<Process> {
         let folder = private_folder()?;
         let socket = folder.join("judge.sock");
         let listener = UnixListener::bind(&socket)?;
         listener.set_nonblocking(true)?;
-        let mut command = Command::new(exe);
-        command
-            .env_clear()
-            .env(SOCKET_VAR, &socket)
-            // Only what a plain program needs to find its tools.
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .envs(
-                PASSED_ON
-                    .iter()
-                    .filter_map(|k| std::env::var_os(k).map(|v| (k, v))),
-            )
-            .current_dir(&folder)
-            .stdin(Stdio::piped())
-            // What it prints goes where the check's own output goes: under the check.
-            .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit());
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: between fork and exec only async-signal-safe calls, no allocation.
-        unsafe {
-            command.pre_exec(move || limit_the_runner(parent));
-        }
-        let mut child = command.spawn()?;
-        let orders = child
-            .stdin
-            .take()
-            .ok_or_else(|| io::Error::other("no stdin"))?;
-        Ok(Process {
-            child: Mutex::new(child),
-            orders: Mutex::new(BufWriter::new(orders)),
+        let passed: Vec<(&str, std::ffi::OsString)> = PASSED_ON
+            .iter()
+            .filter_map(|k| std::env::var_os(k).map(|v| (*k, v)))
+            .collect();
+        let running = match sandbox {
+            None => {
+                let mut command = Command::new(exe);
+                command
+                    .env_clear()
+                    .env(SOCKET_VAR, &socket)
+                    .env("PATH", PATH)
+                    .envs(passed)
+                    .current_dir(&folder)
+                    .stdin(Stdio::null())
+                    // What it prints goes where the check's own output goes: under the check.
+                    .stdout(Stdio::inherit())
+                    .stderr(Stdio::inherit());
+                let parent = std::process::id() as libc::pid_t;
+                // SAFETY: between fork and exec only async-signal-safe calls, no allocation.
+                unsafe {
+                    command.pre_exec(move || limit_the_runner(parent));
+                }
+                Running::Plain(Mutex::new(command.spawn()?))
+            }
+            Some(isolation) => {
+                let scratch = folder.join("scratch");
+                std::fs::DirBuilder::new().mode(0o700).create(&scratch)?;
+                let mut spec = Spec::new(exe, &scratch)
+                    .ro(exe)
+                    // The socket's folder, read-only: connecting needs no more.
+                    .ro(&folder)
+                    .env(SOCKET_VAR, &socket)
+                    .env("PATH", PATH)
+                    .cwd(&scratch)
+                    .limits(isolation::Limits::run());
+                for (k, v) in passed {
+                    spec = spec.env(k, v);
+                }
+                Running::Sandboxed(Sandboxed::start(isolation.clone(), spec)?)
+            }
+        };
+        let process = Process {
+            running,
+            control: Mutex::new(None),
             listener: Mutex::new(listener),
             folder,
             links: AtomicU64::new(0),
-        })
+        };
+        let control = process
+            .accept(CONTROL)
+            .map_err(|gone| io::Error::other(format!("the runner did not start: {gone:?}")))?;
+        *process
+            .control
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(control);
+        Ok(process)
     }
 
-    /// Sends one order on the runner's standard input.
+    /// Sends one order on the control link.
     pub(super) fn order(&self, order: &Order) -> Result<(), Gone> {
-        let mut orders = self.orders.lock().unwrap_or_else(PoisonError::into_inner);
-        protocol::write_message(&mut *orders, &order.parts())
-            .and_then(|()| orders.flush())
+        let mut control = self.control.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(control) = control.as_mut() else {
+            return Err(self.gone());
+        };
+        protocol::write_message(&mut control.writer, &order.parts())
+            .and_then(|()| control.writer.flush())
             .map_err(|_| self.gone())
     }
 
@@ -131,6 +194,16 @@ impl Process {
         let listener = self.listener.lock().unwrap_or_else(PoisonError::into_inner);
         let name = format!("link-{}", self.links.fetch_add(1, Ordering::Relaxed));
         self.order(&Order::Open { link: name.clone() })?;
+        self.accept_on(&listener, &name)
+    }
+
+    fn accept(&self, name: &str) -> Result<Link, Gone> {
+        let listener = self.listener.lock().unwrap_or_else(PoisonError::into_inner);
+        self.accept_on(&listener, name)
+    }
+
+    /// Accepts the next connection on the socket, which must say it is `name`.
+    fn accept_on(&self, listener: &UnixListener, name: &str) -> Result<Link, Gone> {
         let started = Instant::now();
         let stream = loop {
             match listener.accept() {
@@ -157,7 +230,7 @@ impl Process {
         let broken = |e: io::Error| Gone::Broken(format!("the runner's link failed: {e}"));
         stream.set_nonblocking(false).map_err(broken)?;
         let mut link = Link {
-            name: name.clone(),
+            name: name.to_string(),
             reader: BufReader::new(stream.try_clone().map_err(broken)?),
             writer: BufWriter::new(stream),
             parser: Parser::new(),
@@ -179,10 +252,15 @@ impl Process {
 
     /// How the runner ended, if it has.
     fn ended(&self) -> Option<End> {
-        let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
-        match child.try_wait() {
-            Ok(Some(status)) => Some(end_of(status)),
-            _ => None,
+        match &self.running {
+            Running::Plain(child) => {
+                let mut child = child.lock().unwrap_or_else(PoisonError::into_inner);
+                match child.try_wait() {
+                    Ok(Some(status)) => Some(end_of(status)),
+                    _ => None,
+                }
+            }
+            Running::Sandboxed(sandboxed) => sandboxed.ended().map(|e| e.end),
         }
     }
 
@@ -199,12 +277,112 @@ impl Process {
         Gone::Broken("the runner closed its link to the grader but went on running".to_string())
     }
 
-    /// Ends the runner and removes its socket's folder.
+    /// Ends the runner, shows what a sandboxed one printed, and removes its
+    /// socket's folder.
     pub(super) fn stop(&self) {
-        let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
-        let _ = child.kill();
-        let _ = child.wait();
+        // Without its control link the runner exits by itself.
+        self.control
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        match &self.running {
+            Running::Plain(child) => {
+                let mut child = child.lock().unwrap_or_else(PoisonError::into_inner);
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Running::Sandboxed(sandboxed) => {
+                if let Some(Ended {
+                    printed: Some((stdout, stderr)),
+                    ..
+                }) = sandboxed.stop()
+                {
+                    // Where a plain runner's output goes by itself: under the check.
+                    print!("{stdout}");
+                    eprint!("{stderr}");
+                    let _ = io::stdout().flush();
+                }
+            }
+        }
         let _ = std::fs::remove_dir_all(&self.folder);
+    }
+}
+
+impl Sandboxed {
+    /// Starts `spec` under `isolation` on a thread of its own, which outlives the check.
+    fn start(isolation: Isolation, spec: Spec) -> io::Result<Sandboxed> {
+        let (stop_read, stop_write) = io::pipe()?;
+        let stop_read = OwnedFd::from(stop_read);
+        let ended: Arc<(Mutex<Option<Ended>>, Condvar)> = Arc::default();
+        let slot = Arc::clone(&ended);
+        thread::Builder::new()
+            .name("runner-sandbox".into())
+            .spawn(move || {
+                let outcome = isolation.run_until(&spec, stop_read.as_fd());
+                let ended = match outcome {
+                    Ok(outcome) => Ended {
+                        end: sandboxed_end(&outcome),
+                        printed: Some((outcome.stdout.to_string(), outcome.stderr.to_string())),
+                    },
+                    Err(e) => {
+                        eprintln!("grader: the runner's sandbox failed: {e}");
+                        Ended {
+                            end: End::Exited { code: -1 },
+                            printed: None,
+                        }
+                    }
+                };
+                let (lock, changed) = &*slot;
+                *lock.lock().unwrap_or_else(PoisonError::into_inner) = Some(ended);
+                changed.notify_all();
+                // Park for good: the check's process ends by exiting.
+                loop {
+                    thread::park();
+                }
+            })?;
+        Ok(Sandboxed {
+            ended,
+            stop: Mutex::new(Some(OwnedFd::from(stop_write))),
+        })
+    }
+
+    fn ended(&self) -> Option<Ended> {
+        self.ended
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Ends the sandbox and waits (a bounded time) for it to be torn down.
+    fn stop(&self) -> Option<Ended> {
+        self.stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let (lock, changed) = &*self.ended;
+        let guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let (guard, _) = changed
+            .wait_timeout_while(guard, STOP_GRACE, |ended| ended.is_none())
+            .unwrap_or_else(PoisonError::into_inner);
+        guard.clone()
+    }
+}
+
+/// How a sandboxed runner ended, from its sandbox's outcome.
+fn sandboxed_end(outcome: &isolation::Outcome) -> End {
+    if outcome.hit(Limit::Memory) {
+        return End::OutOfMemory {
+            limit_mib: isolation::Limits::run().memory / (1024 * 1024),
+        };
+    }
+    match (outcome.exit_code, outcome.signal()) {
+        (_, Some(signal)) => End::Signaled { signal },
+        (Some(code), None) => End::Exited { code },
+        // Killed at a limit, or by the kernel with its namespace.
+        (None, None) => End::Signaled {
+            signal: libc::SIGKILL,
+        },
     }
 }
 
@@ -227,7 +405,8 @@ fn private_folder() -> io::Result<PathBuf> {
     Ok(folder)
 }
 
-/// Runs in the runner between fork and exec: its memory limit, and death with the judge.
+/// Runs in a plain runner between fork and exec: its memory limit, and death
+/// with the judge.
 fn limit_the_runner(parent: libc::pid_t) -> io::Result<()> {
     // SAFETY: plain system calls on this process only.
     unsafe {

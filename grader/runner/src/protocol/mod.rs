@@ -6,7 +6,7 @@
 //!
 //! Three kinds of traffic:
 //!
-//! - on the runner's standard input, the judge's orders: [`Order::Open`] (connect
+//! - on the control link, the runner's first ([`CONTROL`]), the judge's orders: [`Order::Open`] (connect
 //!   a new link to the judge's socket and name it), [`Order::Close`] and
 //!   [`Order::Call`] (call one learner function with these links and arguments);
 //! - on a link, from the runner: a Redis command (`ONE`) or a pipeline (`PIPE`)
@@ -32,6 +32,8 @@ pub use call::{Answer, Call, Order};
 pub use fault::Fault;
 pub use reply::{encode_value, read_reply, write_reply};
 
+/// The name of the runner's first link, which carries the judge's orders.
+pub const CONTROL: &str = "control";
 /// The message a new link sends first: `HELLO name`.
 pub const HELLO: &str = "HELLO";
 /// The environment variable that holds the judge's socket, in a runner the judge started.
