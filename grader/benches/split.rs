@@ -54,17 +54,21 @@
 //!    runs the [`HAMMERED`] checks one at a time, once with `GRADER_LOCK=hammers`
 //!    (an `acquire` that sends GET and SET until the wire stops it at the
 //!    command budget of 1000 per call) and once with the reference lock;
-//!    the server's `total_commands_processed` is read before and after each
-//!    run. Commands per second = (commands of the hammers run − commands of
-//!    the reference run) / (time of the hammers run − time of the reference
-//!    run), each a median of [`LOCK_RUNS`], so process starts, Redis set-up
-//!    and the checks' own commands cancel out. That is done in-process (the
-//!    lock on the wire itself) and with `GRADER_LOCK_IN=runner` (every command
-//!    over the runner's Unix socket to the judge's proxy, then the wire). The
-//!    failing check's report is in the hammers' time, so the figure errs low.
+//!    the server's `INFO commandstats` is read before and after each run.
+//!    The lock's commands are the GET and SET calls (the wire's own
+//!    bookkeeping, a script and a PEXPIRETIME per command, uses neither; the
+//!    server's `total_commands_processed`, which counts them and the script's
+//!    inner calls, is shown beside). Commands per second = (GET+SET of the
+//!    hammers run − those of the reference run) / (time of the hammers run −
+//!    time of the reference run), each a median of [`LOCK_RUNS`], so process
+//!    starts, Redis set-up and the checks' own commands cancel out. That is
+//!    done in-process (the lock on the wire itself) and with
+//!    `GRADER_LOCK_IN=runner` (every command over the runner's Unix socket to
+//!    the judge's proxy, then the wire). The failing check's report is in the
+//!    hammers' time, so the figure errs low.
 //!
 //! A row that cannot be measured prints why, in its "now" cell, and the bench
-//! goes on with the next.
+//! goes on with the next. `-- --proxy` measures row 6 alone.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -125,6 +129,11 @@ fn main() {
     println!("| measure | before the split | now | target |");
     println!("|---|---|---|---|");
     row("load average at start (1, 5, 15 min)", "", &load(), "");
+    if args.iter().any(|a| a == "--proxy") {
+        proxy_rows();
+        row("load average at end (1, 5, 15 min)", "", &load(), "");
+        return;
+    }
     let paths = match Paths::new() {
         Ok(p) => p,
         Err(e) => {
@@ -157,11 +166,12 @@ fn main() {
         "\"Before the split\": figures from the issue, measured on the previous layout (one \
          test binary with the learner's code and the whole grader), not in this run. \"Now\": \
          wall time in this run, on {} cores; the load average above says how busy the machine \
-         was. Commands per second through the proxy: (commands of `GRADER_LOCK=hammers` − \
-         those of the reference lock) / (time of the one run − time of the other), over the \
-         checks {}, one at a time, Redis's `total_commands_processed` read around each run; \
-         process starts and the checks' own commands cancel out, the failing checks' reports \
-         do not, so the figure errs low.",
+         was. The lock's commands per second: (GET+SET calls of `GRADER_LOCK=hammers` − those \
+         of the reference lock) / (time of the one run − time of the other), over the checks \
+         {}, one at a time, Redis's `INFO commandstats` read around each run; process starts \
+         and the checks' own commands cancel out, the failing checks' reports do not, so the \
+         figure errs low. \"Server commands\" counts everything Redis processed meanwhile, the \
+         wire's bookkeeping script and its inner calls included.",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         HAMMERED.join(", ")
     );
@@ -787,6 +797,25 @@ fn commands_processed(con: &mut redis::Connection) -> Result<u64, String> {
         .ok_or_else(|| "no total_commands_processed in INFO stats".to_string())
 }
 
+/// The GET and SET calls the server has processed so far (scripts' inner calls included).
+fn gets_and_sets(con: &mut redis::Connection) -> Result<u64, String> {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(con)
+        .map_err(|e| format!("INFO commandstats: {e}"))?;
+    let calls = |name: &str| -> u64 {
+        info.lines()
+            .find_map(|l| l.strip_prefix(&format!("cmdstat_{name}:calls=")))
+            .and_then(|rest| rest.split(',').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    };
+    Ok(calls("get") + calls("set"))
+}
+
+/// What one run counted: its time, the lock's commands (GET+SET), all the server's commands.
+type Counted = (Duration, u64, u64);
+
 /// One `grade-lock` run of the [`HAMMERED`] checks against the server at
 /// `url`: its time and the commands the server processed meanwhile.
 fn hammered_run(
@@ -794,7 +823,7 @@ fn hammered_run(
     url: &str,
     lock: &str,
     in_runner: bool,
-) -> Result<(Duration, u64), String> {
+) -> Result<Counted, String> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_grade-lock"));
     command
         .args(["--quiet", "--exact", "--test-threads", "1"])
@@ -807,9 +836,9 @@ fn hammered_run(
     } else {
         command.env_remove("GRADER_LOCK_IN");
     }
-    let before = commands_processed(con)?;
+    let before = (gets_and_sets(con)?, commands_processed(con)?);
     let (took, out) = timed(&mut command)?;
-    let after = commands_processed(con)?;
+    let after = (gets_and_sets(con)?, commands_processed(con)?);
     let summary = String::from_utf8_lossy(&out.stdout)
         .lines()
         .find(|l| l.starts_with("test result: "))
@@ -826,11 +855,18 @@ fn hammered_run(
             "grade-lock ({lock}) said {summary:?}, not {expected:?}"
         ));
     }
-    Ok((took, after.saturating_sub(before)))
+    Ok((
+        took,
+        after.0.saturating_sub(before.0),
+        after.1.saturating_sub(before.1),
+    ))
 }
 
 struct Rate {
+    /// The lock's commands (GET+SET) of hammers over the reference.
     commands: u64,
+    /// Everything the server processed, hammers over the reference.
+    server_commands: u64,
     took: Duration,
     per_s: f64,
 }
@@ -838,17 +874,23 @@ struct Rate {
 /// Commands per second of `hammers` over the reference, in one mode.
 fn lock_rate(con: &mut redis::Connection, url: &str, in_runner: bool) -> Result<Rate, String> {
     let (mut ref_t, mut ref_c, mut ham_t, mut ham_c) = (vec![], vec![], vec![], vec![]);
+    let (mut ref_s, mut ham_s) = (vec![], vec![]);
     for _ in 0..LOCK_RUNS {
-        let (t, c) = hammered_run(con, url, "reference", in_runner)?;
+        let (t, c, s) = hammered_run(con, url, "reference", in_runner)?;
         ref_t.push(t);
         ref_c.push(c);
-        let (t, c) = hammered_run(con, url, "hammers", in_runner)?;
+        ref_s.push(s);
+        let (t, c, s) = hammered_run(con, url, "hammers", in_runner)?;
         ham_t.push(t);
         ham_c.push(c);
+        ham_s.push(s);
     }
-    ref_c.sort_unstable();
-    ham_c.sort_unstable();
-    let commands = ham_c[LOCK_RUNS / 2].saturating_sub(ref_c[LOCK_RUNS / 2]);
+    let mid = |mut v: Vec<u64>| -> u64 {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0)
+    };
+    let commands = mid(ham_c).saturating_sub(mid(ref_c));
+    let server_commands = mid(ham_s).saturating_sub(mid(ref_s));
     let took = median(ham_t).saturating_sub(median(ref_t));
     if took.is_zero() || commands == 0 {
         return Err(format!(
@@ -858,6 +900,7 @@ fn lock_rate(con: &mut redis::Connection, url: &str, in_runner: bool) -> Result<
     }
     Ok(Rate {
         commands,
+        server_commands,
         took,
         per_s: commands as f64 / took.as_secs_f64(),
     })
@@ -921,11 +964,13 @@ fn proxy_rows() {
     );
     let cell = |rate: &Result<Rate, String>| match rate {
         Ok(r) => format!(
-            "{:.0} commands/s ({} commands in {:.3} s; {:.0} % of raw GET/SET)",
+            "{:.0} lock commands/s, {:.0} % of raw GET/SET ({} GET/SET in {:.3} s; {} server commands meanwhile, {:.1} per lock command)",
             r.per_s,
+            100.0 * r.per_s / get_set,
             r.commands,
             r.took.as_secs_f64(),
-            100.0 * r.per_s / get_set
+            r.server_commands,
+            r.server_commands as f64 / r.commands as f64
         ),
         Err(e) => format!("failed: {e}"),
     };
@@ -942,4 +987,16 @@ fn proxy_rows() {
         &cell(&in_runner),
         &target,
     );
+    if let (Ok(a), Ok(b)) = (&in_process, &in_runner) {
+        row(
+            "… the proxy's own cost: the runner's rate over the in-process one",
+            "",
+            &format!(
+                "{:.0} % ({:.0} µs more per command)",
+                100.0 * b.per_s / a.per_s,
+                1e6 * (1.0 / b.per_s - 1.0 / a.per_s)
+            ),
+            "",
+        );
+    }
 }
