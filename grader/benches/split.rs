@@ -131,6 +131,7 @@ fn main() {
     row("load average at start (1, 5, 15 min)", "", &load(), "");
     if args.iter().any(|a| a == "--proxy") {
         proxy_rows();
+        let _ = std::fs::remove_dir_all(runs_dir());
         row("load average at end (1, 5, 15 min)", "", &load(), "");
         return;
     }
@@ -160,6 +161,7 @@ fn main() {
         "not measured by this bench",
         "",
     );
+    let _ = std::fs::remove_dir_all(runs_dir());
     row("load average at end (1, 5, 15 min)", "", &load(), "");
     println!();
     println!(
@@ -695,6 +697,12 @@ fn save_rows(paths: &Paths) {
 
 // ------------------------------------------------------------------ row 5
 
+/// Where `grade-lock`'s checks keep their runs: left to itself, a binary
+/// outside `deps/` keeps them two folders up from its own, in the checkout.
+fn runs_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("split-bench-runs-{}", std::process::id()))
+}
+
 struct Whole {
     cargo_test: Vec<Duration>,
     in_process: Vec<Duration>,
@@ -704,7 +712,10 @@ struct Whole {
 /// `grade-lock --quiet` on the reference lock, every check; in a runner or not.
 fn grade_lock_all(in_runner: bool) -> Result<Duration, String> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_grade-lock"));
-    command.arg("--quiet").env("GRADER_LOCK", "reference");
+    command
+        .arg("--quiet")
+        .env("GRADER_LOCK", "reference")
+        .env(grader::recording::RUNS_DIR_VAR, runs_dir());
     if in_runner {
         command.env("GRADER_LOCK_IN", "runner");
     } else {
@@ -830,7 +841,8 @@ fn hammered_run(
         .args(HAMMERED)
         .env("GRADER_LOCK", lock)
         .env("GRADER_REDIS", "url")
-        .env("REDIS_URL", url);
+        .env("REDIS_URL", url)
+        .env(grader::recording::RUNS_DIR_VAR, runs_dir());
     if in_runner {
         command.env("GRADER_LOCK_IN", "runner");
     } else {
