@@ -20,6 +20,7 @@ use super::error::CourseError;
 use super::process;
 use super::{Format, GradeArgs, format};
 use crate::checks;
+use crate::isolation::{Isolation, Limit, Limits, Spec, Toolchain};
 use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
 use crate::harness::{Arguments, Outcome};
 
@@ -42,6 +43,9 @@ pub struct Options {
     pub env: Vec<(String, String)>,
     /// The real time the build and the run may take together.
     pub time_limit: Option<Duration>,
+    /// The sandbox the build runs in, if any (a batch's builds always do;
+    /// the learner's own builds run as the learner).
+    pub isolation: Option<Isolation>,
     /// The judge that runs the checks on the built runner: this program
     /// itself by default (`cargo course` is the judge); a test of the grader
     /// names the `course` binary.
@@ -61,6 +65,7 @@ impl Options {
             env: Vec::new(),
             time_limit: None,
             judge: this_program(),
+            isolation: None,
         }
     }
 
@@ -226,47 +231,125 @@ pub fn build(options: &Options) -> Result<Option<String>, CourseError> {
 /// `cargo test -p exercises --test grade --no-run`, reading the binary's path
 /// from cargo's JSON messages (the diagnostics stay as cargo renders them).
 fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseError> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut command = Command::new(&cargo);
-    command
-        .args(["test", "-p", "exercises", "--test", "grade", "--no-run"])
-        .arg("--message-format=json-render-diagnostics")
-        .arg("--manifest-path")
-        .arg(options.workspace.join("Cargo.toml"))
-        .arg(if options.color {
-            "--color=always"
-        } else {
-            "--color=never"
-        })
-        .envs(options.env.iter().map(|(k, v)| (k, v)));
+    let mut args: Vec<String> = ["test", "-p", "exercises", "--test", "grade", "--no-run"]
+        .map(String::from)
+        .to_vec();
+    args.push("--message-format=json-render-diagnostics".into());
+    args.push(if options.color { "--color=always" } else { "--color=never" }.into());
     if options.locked {
-        command.arg("--locked");
+        args.push("--locked".into());
     }
     if options.offline {
-        command.arg("--offline");
+        args.push("--offline".into());
     }
-    if let Some(dir) = &options.target_dir {
-        command.env("CARGO_TARGET_DIR", dir);
-    }
-    let ran = process::run(&mut command, b"", limit).map_err(|source| CourseError::Cargo {
-        cargo: cargo.clone(),
-        source,
-    })?;
-    let Some(status) = ran.status else {
-        return Err(CourseError::TimedOut {
-            secs: limit.map_or(0, |l| l.as_secs()),
-        });
+    let (stdout, stderr) = match &options.isolation {
+        Some(isolation) => match sandboxed_cargo(isolation, options, &args, limit)? {
+            Ok(printed) => printed,
+            Err(failed) => return Ok(Built::CompileError(failed)),
+        },
+        None => {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+            let mut command = Command::new(&cargo);
+            command
+                .args(&args)
+                .arg("--manifest-path")
+                .arg(options.workspace.join("Cargo.toml"))
+                .envs(options.env.iter().map(|(k, v)| (k, v)));
+            if let Some(dir) = &options.target_dir {
+                command.env("CARGO_TARGET_DIR", dir);
+            }
+            let ran = process::run(&mut command, b"", limit).map_err(|source| {
+                CourseError::Cargo {
+                    cargo: cargo.clone(),
+                    source,
+                }
+            })?;
+            let Some(status) = ran.status else {
+                return Err(CourseError::TimedOut {
+                    secs: limit.map_or(0, |l| l.as_secs()),
+                });
+            };
+            if !status.success() {
+                return Ok(Built::CompileError(ran.stderr));
+            }
+            (ran.stdout, ran.stderr)
+        }
     };
-    if !status.success() {
-        return Ok(Built::CompileError(ran.stderr));
-    }
-    ran.stdout
+    stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "grade")
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .map(Built::Binary)
-        .ok_or(CourseError::NoTestBinary { output: ran.stderr })
+        .ok_or(CourseError::NoTestBinary { output: stderr })
+}
+
+/// Runs cargo with `args` in a sandbox ([`crate::isolation`]): the workspace
+/// read-only, the target directory the only one it may write, the toolchain
+/// and the registry read-only, no network, limits on memory, processes, file
+/// size and time. Cargo's output, or (`Err`) what to show as the compile error.
+///
+/// Only cargo, rustc and the linker run there: a submission brings no build
+/// script and no procedural macro (its manifest is the course's), so nothing
+/// of the learner's runs at build time, and the target directory it shares
+/// with later submissions holds only what rustc made of the course's crates.
+fn sandboxed_cargo(
+    isolation: &Isolation,
+    options: &Options,
+    args: &[String],
+    limit: Option<Duration>,
+) -> Result<Result<(String, String), String>, CourseError> {
+    let Some(target) = &options.target_dir else {
+        return Err(CourseError::Usage(
+            "a sandboxed build needs a target directory of its own".to_string(),
+        ));
+    };
+    std::fs::create_dir_all(target).map_err(|source| CourseError::File {
+        what: "could not create",
+        path: target.clone(),
+        source,
+    })?;
+    let sandbox_problem = |e: &dyn std::fmt::Display| CourseError::Usage(format!(
+        "the build's sandbox could not be made: {e}"
+    ));
+    let toolchain = Toolchain::detect(&options.workspace).map_err(|e| sandbox_problem(&e))?;
+    let mut limits = Limits::build();
+    if let Some(limit) = limit {
+        limits.wall_time = limit.min(limits.wall_time);
+    }
+    let mut spec = Spec::new(toolchain.cargo(), target)
+        .args(args)
+        .arg("--manifest-path")
+        .arg(options.workspace.join("Cargo.toml"))
+        .ro(&options.workspace)
+        .toolchain(&toolchain)
+        .env("CARGO_TARGET_DIR", target)
+        .cwd(&options.workspace)
+        .limits(limits.clone());
+    for (k, v) in &options.env {
+        spec = spec.env(k, v);
+    }
+    let outcome = isolation.run(&spec).map_err(|e| sandbox_problem(&e))?;
+    if outcome.hit(Limit::WallTime) {
+        return Err(CourseError::TimedOut {
+            secs: limits.wall_time.as_secs(),
+        });
+    }
+    if !outcome.success() {
+        let mut shown = outcome.stderr.to_string();
+        if !outcome.limits_hit.is_empty() {
+            shown.push_str(&format!(
+                "\nThe build was stopped: it {} (its sandbox's limits are {} MiB of memory, {} \
+                 processes, {} s).\n",
+                outcome.describe(),
+                limits.memory / (1024 * 1024),
+                limits.processes,
+                limits.wall_time.as_secs()
+            ));
+        }
+        return Ok(Err(shown));
+    }
+    Ok(Ok((outcome.stdout.to_string(), outcome.stderr.to_string())))
 }
 
 /// 128 random bits, as hex.

@@ -142,6 +142,10 @@ pub struct BatchArgs {
     /// is built with (never the work tree's uncommitted files).
     #[arg(long, value_name = "REV", default_value = "HEAD")]
     pub commit: String,
+    /// Grade without a sandbox: every student's build and code then run as
+    /// you, beside the others' (only for submissions you trust).
+    #[arg(long)]
+    pub no_sandbox: bool,
 }
 
 /// Reads `K/N` with `K < N`.

@@ -25,6 +25,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::BatchArgs;
+use crate::isolation::Isolation;
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
 use workspace::{Pristine, Submission};
@@ -62,6 +63,9 @@ pub struct Batch {
     /// The commit of the course whose stubs, tests and runner a submission is
     /// built with (`HEAD` by default): never the work tree.
     pub commit: String,
+    /// The sandbox every build and every run of a submission's code happens
+    /// in; `None` only when the instructor said `--no-sandbox`.
+    pub isolation: Option<Isolation>,
 }
 
 impl Batch {
@@ -77,6 +81,7 @@ impl Batch {
             shard: None,
             judge: grade::this_program(),
             commit: "HEAD".to_string(),
+            isolation: None,
         }
     }
 }
@@ -215,6 +220,13 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     options.filters = batch.filters.clone();
     options.time_limit = Some(batch.time_limit);
     options.judge = batch.judge.clone();
+    options.isolation = batch.isolation.clone();
+    // The judge's checks run each submission's runner in the same sandbox, or
+    // (`--no-sandbox`) in none: never decided by what this machine happens to have.
+    let sandbox = if batch.isolation.is_some() { "bwrap" } else { "none" };
+    options
+        .env
+        .push((crate::remote::SANDBOX_VAR.to_string(), sandbox.to_string()));
     options
 }
 
@@ -258,6 +270,20 @@ pub fn command(args: &BatchArgs) -> Result<ExitCode, CourseError> {
     batch.filters = args.filters.clone();
     batch.shard = args.shard;
     batch.commit = args.commit.clone();
+    batch.isolation = if args.no_sandbox {
+        eprintln!(
+            "batch: --no-sandbox: every submission's build and code run as you, beside the others'"
+        );
+        None
+    } else {
+        Some(Isolation::detect().map_err(|e| {
+            CourseError::Usage(format!(
+                "a batch grades strangers' code, so it builds and runs each submission in a \
+                 sandbox, and there is none here: {e}\nInstall bubblewrap (`apt-get install \
+                 bubblewrap`), or pass --no-sandbox to grade submissions you trust without one"
+            ))
+        })?)
+    };
     let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
     let started = Instant::now();
     let graded = grade_all(&batch, &args.dir, |one| eprintln!("{}", report::line(one)))?;
