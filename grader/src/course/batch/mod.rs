@@ -187,6 +187,9 @@ fn prepare(
         // The first build (the course's own stubs) cuts Cargo.lock down to the
         // build workspace's two members; every build after it keeps it as it is.
         options.locked = i > 0;
+        // The course's own stubs, from git: nothing of a student's is built here, and the
+        // first build must write the cut-down lock file, which a sandbox's read-only view forbids.
+        options.isolation = None;
         if let Some(output) = grade::build(&options)? {
             return Err(CourseError::Usage(format!(
                 "the course's own stubs do not build in {}, so no submission can be graded:\n{output}",

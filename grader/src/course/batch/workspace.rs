@@ -164,6 +164,13 @@ impl Pristine {
         let manifest = fs::read_to_string(self.root.join("Cargo.toml"))
             .map_err(io("could not read", &self.root.join("Cargo.toml")))?;
         let manifest = cut_down(&manifest)?;
+        // A workspace made from another commit goes whole: it may hold files this one has not.
+        let made_from = dest.join(".course-commit");
+        if fs::read_to_string(&made_from).ok().as_deref() != Some(self.commit.as_str()) {
+            let _ = fs::remove_dir_all(dest);
+            fs::create_dir_all(dest).map_err(io("could not create", dest))?;
+            fs::write(&made_from, &self.commit).map_err(io("could not write", &made_from))?;
+        }
         write_if_changed(&dest.join("Cargo.toml"), manifest.as_bytes())?;
         write_if_changed(&dest.join("Cargo.lock"), &self.lock)?;
         for relative in &self.files {
@@ -197,18 +204,27 @@ impl Pristine {
 /// submission's build needs.
 fn cut_down(manifest: &str) -> Result<String, CourseError> {
     let mut found = false;
+    // Settings for packages of the grader's only (`[profile.*.package.*]`) go:
+    // cargo would warn of each in every compile error a student reads.
+    let mut in_profile = false;
     let lines: Vec<String> = manifest
         .lines()
-        .map(|line| {
+        .filter_map(|line| {
             let trimmed = line.trim_start();
-            if trimmed.starts_with("members") {
+            if trimmed.starts_with('[') {
+                in_profile = trimmed.starts_with("[profile.") && trimmed.contains(".package.");
+            }
+            if in_profile {
+                return None;
+            }
+            Some(if trimmed.starts_with("members") {
                 found = true;
                 "members = [\"exercises\", \"grader/runner\"]".to_string()
             } else if trimmed.starts_with("default-members") {
                 "default-members = [\"exercises\"]".to_string()
             } else {
                 line.to_string()
-            }
+            })
         })
         .collect();
     if !found {
