@@ -6,29 +6,12 @@
 //! through the files in order. The `scenarios::` checks at the end play the
 //! course's stories with your whole lock.
 //!
-//! This file builds your functions into a small program, the runner, and
-//! nothing else of the grader: the grader (the judge, built once) starts it for
-//! each check, calls your functions through it, and judges what they do. So
-//! whatever your code does (exit, abort, print), every check ends with a
-//! verdict or fails, and what your code printed is shown under its failed
-//! check.
+//! This program holds none of your code: it starts the grader's judge (built
+//! once, beside it) with your runner (`runner/main.rs`, which cargo builds for
+//! this test), and the judge runs every check in a process of its own.
 //!
 //! Don't edit this file: the grader's own tests check what it holds.
 
-/// Your lock, function by function.
-const YOURS: lock_runner::Lock = lock_runner::Lock {
-    new_token: exercises::token::new_token,
-    acquire: exercises::acquire::acquire,
-    release: exercises::release::release,
-    acquire_fenced: exercises::fencing::acquire_fenced,
-    fenced_write: exercises::storage::fenced_write,
-    fenced_read: exercises::storage::fenced_read,
-    extend: exercises::extend::extend,
-    keep_alive: exercises::keeper::keep_alive,
-    redlock_acquire: exercises::redlock::redlock_acquire,
-    redlock_release: exercises::redlock::redlock_release,
-};
-
 fn main() {
-    lock_runner::main(YOURS)
+    lock_runner::launch(env!("CARGO_BIN_EXE_runner"))
 }

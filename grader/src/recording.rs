@@ -73,9 +73,14 @@ fn dir() -> Option<PathBuf> {
         return (!dir.is_empty()).then(|| PathBuf::from(dir));
     }
     std::env::var_os(crate::harness::CHECK_VAR)?;
-    // A test binary lives in TARGET/PROFILE/deps/.
+    // The judge lives in TARGET/PROFILE/, a test binary (the grader's own
+    // tests) in TARGET/PROFILE/deps/.
     let exe = std::env::current_exe().ok()?;
-    Some(exe.parent()?.parent()?.parent()?.join(RUNS_SUBDIR))
+    let mut profile = exe.parent()?;
+    if profile.file_name().is_some_and(|name| name == "deps") {
+        profile = profile.parent()?;
+    }
+    Some(profile.parent()?.join(RUNS_SUBDIR))
 }
 
 #[cfg(test)]

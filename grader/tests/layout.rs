@@ -14,23 +14,26 @@ fn read(path: &str) -> String {
 }
 
 #[test]
-fn the_learners_test_file_hands_every_function_to_the_runner_once() {
-    let grade = read("exercises/tests/grade.rs");
+fn the_learners_runner_holds_every_function_once_and_the_test_none() {
+    let grade = read("exercises/runner/main.rs");
     for exercise in EXERCISES {
         for function in exercise.functions {
             let line = format!("{function}: exercises::{}::{function},", exercise.name);
             assert_eq!(
                 grade.matches(&line).count(),
                 1,
-                "exercises/tests/grade.rs must hand `{line}` to the runner once"
+                "exercises/runner/main.rs must hand `{line}` to the runner once"
             );
         }
     }
     let handed = grade.matches(": exercises::").count();
     let functions: usize = EXERCISES.iter().map(|e| e.functions.len()).sum();
-    assert_eq!(handed, functions, "grade.rs hands over a function no exercise has");
-    // The learner's binary is the runner and nothing of the grader: no check is listed there.
-    assert!(!grade.contains("grader::"), "grade.rs must not link the grader");
+    assert_eq!(handed, functions, "runner/main.rs hands over a function no exercise has");
+    // The runner holds nothing of the grader, and the test cargo runs holds none of the
+    // learner's code: it only starts the judge with the runner.
+    assert!(!grade.contains("grader::"), "runner/main.rs must not link the grader");
+    let test = read("exercises/tests/grade.rs");
+    assert!(!test.contains("exercises::"), "tests/grade.rs must hold none of the learner's code");
 }
 
 /// The `pub fn` signatures of a file, whitespace folded.

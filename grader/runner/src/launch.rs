@@ -1,13 +1,14 @@
-//! `cargo test -p exercises`: the runner hands over to the judge.
+//! `cargo test -p exercises`: the test hands over to the judge.
 //!
-//! Cargo runs the test binary your crate is built into. That binary holds your
-//! code and this small runner, but not the grader: the grader (the judge) is a
-//! program of its own, built once from the course's `grader` crate and never
-//! relinked when you save an exercise. So when cargo starts it, the runner
-//! makes sure the judge is built (`cargo build -p grader --bin course`, in the
-//! same target directory and profile; a moment when nothing changed) and then
-//! becomes the judge, with the path of this very binary to start for each
-//! check. Everything you pass to `cargo test` after `--` goes to the judge.
+//! Cargo runs the `grade` test binary, which holds none of your code: your
+//! functions are in the runner (`exercises/runner/main.rs`), which cargo
+//! builds beside it. The grader (the judge) is a program of its own, built
+//! once from the course's `grader` crate and never relinked when you save an
+//! exercise. So the test makes sure the judge is built (`cargo build -p
+//! grader --bin course`, in the same target directory and profile; a moment
+//! when nothing changed) and then becomes the judge, with the runner's path to
+//! start for each check. Everything you pass to `cargo test` after `--` goes
+//! to the judge.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,11 +20,13 @@ pub const RUNNER_VAR: &str = "GRADER_RUNNER";
 /// The judge's binary, in the `grader` crate.
 const JUDGE_BIN: &str = "course";
 
-/// Builds the judge if needed and runs it in place of this process.
+/// Builds the judge if needed and runs it in place of this process, with
+/// the runner at `runner` (`env!("CARGO_BIN_EXE_runner")` in the learner's
+/// test): the `main` of `exercises/tests/grade.rs`.
 #[cfg(unix)]
-pub(crate) fn launch() -> ! {
+pub fn launch(runner: &str) -> ! {
     match judge() {
-        Ok(judge) => run_judge(&judge),
+        Ok(judge) => run_judge(&judge, Path::new(runner)),
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(101)
@@ -33,7 +36,7 @@ pub(crate) fn launch() -> ! {
 
 /// Says that the judge needs a Unix, and which way to go on Windows.
 #[cfg(not(unix))]
-pub(crate) fn launch() -> ! {
+pub fn launch(_runner: &str) -> ! {
     eprintln!(
         "error: the grader's judge runs on Linux and macOS only. On Windows, grade your \
          exercises in WSL 2 (https://learn.microsoft.com/windows/wsl/): your crate itself \
@@ -47,11 +50,16 @@ pub(crate) fn launch() -> ! {
 fn judge() -> Result<PathBuf, String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("the runner cannot find its own binary: {e}"))?;
-    // target/<profile>/deps/grade-<hash>: the judge goes to target/<profile>/course.
-    let profile_dir = exe
+    // target/<profile>/deps/grade-<hash> (or target/<profile>/runner): the judge goes to
+    // target/<profile>/course.
+    let mut profile_dir = exe
         .parent()
-        .and_then(Path::parent)
         .ok_or("the runner's binary is not in a cargo target directory")?;
+    if profile_dir.file_name().is_some_and(|name| name == "deps") {
+        profile_dir = profile_dir
+            .parent()
+            .ok_or("the runner's binary is not in a cargo target directory")?;
+    }
     let target_dir = profile_dir
         .parent()
         .ok_or("the runner's binary is not in a cargo target directory")?;
@@ -113,12 +121,11 @@ fn judge() -> Result<PathBuf, String> {
 }
 
 #[cfg(unix)]
-fn run_judge(judge: &Path) -> ! {
+fn run_judge(judge: &Path, runner: &Path) -> ! {
     use std::os::unix::process::CommandExt;
-    let exe = std::env::current_exe().unwrap_or_default();
     let error = Command::new(judge)
         .args(std::env::args_os().skip(1))
-        .env(RUNNER_VAR, exe)
+        .env(RUNNER_VAR, runner)
         .exec();
     eprintln!(
         "error: could not start the grader's judge {}: {error}",

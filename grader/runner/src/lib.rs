@@ -3,7 +3,7 @@
 //! The grader is two programs. The **judge** (the `grader` crate) holds the
 //! checks, the models, the virtual clock, the faults and the reports, and it
 //! alone decides whether a check passed. The **runner** is this crate plus your
-//! `exercises` crate, built into the `grade` test binary: it only answers the
+//! `exercises` crate, built into the `runner` binary: it only answers the
 //! judge's calls ("acquire(key, token, ttl)") by calling your functions, one
 //! call at a time per connection, and sends back what they returned.
 //!
@@ -14,9 +14,10 @@
 //! the judge watches each command, keeps it to the check's keys, and steps in
 //! between two of them; your code is never told where Redis is.
 //!
-//! [`main`] is the whole interface: `exercises/tests/grade.rs` fills a [`Lock`]
-//! with your functions and calls it. Run by `cargo test -p exercises`, it hands
-//! over to the judge ([`launch`]); started by the judge, it serves ([`serve`]).
+//! Two functions are the whole interface: `exercises/runner/main.rs` fills a
+//! [`Lock`] with your functions and calls [`main`], which serves the judge
+//! that started it ([`serve`]); `exercises/tests/grade.rs`, which holds none of
+//! your code, calls [`launch`], which builds the judge and hands over to it.
 //!
 //! The protocol between the two is in [`protocol`]: RESP, as Redis speaks it,
 //! so the runner needs nothing but `redis` to build.
@@ -34,7 +35,7 @@ mod serve;
 
 #[cfg(unix)]
 pub use connection::Connection;
-pub use launch::RUNNER_VAR;
+pub use launch::{RUNNER_VAR, launch};
 
 /// The connection type on a system without Unix sockets, where the judge does
 /// not run: it exists so that your crate builds everywhere, and is never made.
@@ -105,15 +106,17 @@ pub struct Lock {
     pub redlock_release: fn(&mut [Connection], &str, &str) -> usize,
 }
 
-/// The `main` of the `grade` test binary: serves the judge that started it,
-/// or, run by `cargo test -p exercises`, hands over to the judge.
+/// The `main` of the runner (`exercises/runner/main.rs`): serves the judge
+/// that started it, or, run by hand (`cargo run -p exercises`), hands over to
+/// the judge with itself as the runner.
 pub fn main(lock: Lock) -> ! {
     match std::env::var_os(protocol::SOCKET_VAR) {
         #[cfg(unix)]
         Some(socket) => serve::serve(lock, socket.into()),
         _ => {
             let _ = lock;
-            launch::launch()
+            let me = std::env::current_exe().unwrap_or_default();
+            launch(&me.to_string_lossy())
         }
     }
 }

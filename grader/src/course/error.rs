@@ -15,10 +15,11 @@ pub enum CourseError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// Cargo built the learner's crate but named no test binary for it.
+    /// Cargo built the learner's crate but named no runner binary for it.
     #[error(
-        "cargo built the exercises but named no `grade` test binary; is exercises/tests/grade.rs \
-         still there? (`git checkout exercises/tests/grade.rs` puts it back)\n{output}"
+        "cargo built the exercises but named no `runner` binary; are exercises/runner/main.rs \
+         and exercises/Cargo.toml as the course has them? (`git checkout exercises/runner \
+         exercises/Cargo.toml` puts them back)\n{output}"
     )]
     NoTestBinary {
         /// What cargo printed.

@@ -1,7 +1,7 @@
 //! One way to grade the learner's crate and get the results back as data.
 //!
 //! [`run`] does what `cargo test -p exercises` does, in two steps it can tell
-//! apart: cargo builds the `grade` test binary, the learner's runner (a
+//! apart: cargo builds the `grade` test and the learner's runner (a
 //! compile error stops here and comes back as [`Results::CompileError`], with
 //! cargo's text), then the judge (this program) runs every check in a process
 //! of its own, each calling the learner's functions in that runner. The results
@@ -20,9 +20,9 @@ use super::error::CourseError;
 use super::process;
 use super::{Format, GradeArgs, format};
 use crate::checks;
-use crate::isolation::{Isolation, Limit, Limits, Spec, Toolchain};
 use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
 use crate::harness::{Arguments, Outcome};
+use crate::isolation::{Isolation, Limit, Limits, Spec, Toolchain};
 
 /// How to grade.
 #[derive(Clone, Debug)]
@@ -213,7 +213,7 @@ pub fn selected(filters: &[String]) -> Vec<String> {
 
 /// What the build step gave.
 enum Built {
-    /// The path of the `grade` test binary.
+    /// The path of the learner's runner, built for the `grade` test.
     Binary(PathBuf),
     /// Cargo's text, when the build failed.
     CompileError(String),
@@ -235,7 +235,14 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
         .map(String::from)
         .to_vec();
     args.push("--message-format=json-render-diagnostics".into());
-    args.push(if options.color { "--color=always" } else { "--color=never" }.into());
+    args.push(
+        if options.color {
+            "--color=always"
+        } else {
+            "--color=never"
+        }
+        .into(),
+    );
     if options.locked {
         args.push("--locked".into());
     }
@@ -258,12 +265,11 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
             if let Some(dir) = &options.target_dir {
                 command.env("CARGO_TARGET_DIR", dir);
             }
-            let ran = process::run(&mut command, b"", limit).map_err(|source| {
-                CourseError::Cargo {
+            let ran =
+                process::run(&mut command, b"", limit).map_err(|source| CourseError::Cargo {
                     cargo: cargo.clone(),
                     source,
-                }
-            })?;
+                })?;
             let Some(status) = ran.status else {
                 return Err(CourseError::TimedOut {
                     secs: limit.map_or(0, |l| l.as_secs()),
@@ -278,7 +284,14 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
     stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "grade")
+        // The runner: the learner's code, which cargo builds for the `grade` test.
+        .filter(|m| {
+            m["reason"] == "compiler-artifact"
+                && m["target"]["name"] == "runner"
+                && m["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "bin"))
+        })
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .map(Built::Binary)
         .ok_or(CourseError::NoTestBinary { output: stderr })
@@ -309,9 +322,9 @@ fn sandboxed_cargo(
         path: target.clone(),
         source,
     })?;
-    let sandbox_problem = |e: &dyn std::fmt::Display| CourseError::Usage(format!(
-        "the build's sandbox could not be made: {e}"
-    ));
+    let sandbox_problem = |e: &dyn std::fmt::Display| {
+        CourseError::Usage(format!("the build's sandbox could not be made: {e}"))
+    };
     let toolchain = Toolchain::detect(&options.workspace).map_err(|e| sandbox_problem(&e))?;
     let mut limits = Limits::build();
     if let Some(limit) = limit {

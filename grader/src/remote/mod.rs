@@ -1,7 +1,7 @@
 //! The learner's lock, one process away: the judge's side of the runner.
 //!
 //! The learner's code is built into a program of its own, the runner
-//! (`lock-runner` plus the `exercises` crate: the `grade` test binary), and
+//! (`lock-runner` plus the `exercises` crate: its `runner` binary), and
 //! never into the judge. [`LOCK`] is the learner's lock as the checks see it:
 //! a [`Lock`] like any other, whose every function sends the call to the
 //! runner ([`lock_runner::protocol`]) and, while the runner works, serves the
