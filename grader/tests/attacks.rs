@@ -120,8 +120,10 @@ const ATTACKS: &[Attack] = &[
     },
     Attack {
         name: "include-outside",
-        what: "6. #[path] mod and include_str!/include_bytes! of the reference solutions, /etc/passwd",
-        run: |lab, a| lab.learner(a, &[TOKEN.0]),
+        what: "6. #[path] mod and include_str!/include_bytes! of the reference solutions, /etc/passwd, in a batch",
+        // A learner's own build reads what the learner can (cheating there cheats only its
+        // author); a batch's build must not reach the course's grader or the machine.
+        run: |lab, a| lab.batch_attack(a, TOKEN, &[("mallory", a.name)], &[]),
     },
     Attack {
         name: "fake-libtest-lines",
