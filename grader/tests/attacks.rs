@@ -807,6 +807,15 @@ impl Lab {
         findings
     }
 
+    /// Whether the judge's own last summary says the run passed.
+    fn judge_passes(&self, ran: &Ran) -> bool {
+        ran.stdout
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("test result: "))
+            .is_some_and(|l| l.starts_with("test result: ok."))
+    }
+
     /// `cargo test -p exercises FILTERS`: no check may be reported ok, and the
     /// run must fail (the attacker's honest grade is 0 passes).
     fn cargo_test(&self, filters: &[&str], when: &str) -> Findings {
@@ -827,7 +836,11 @@ impl Lab {
             .lines()
             .filter(|l| l.starts_with("test ") && l.ends_with(" ... ok"))
             .collect();
-        if !ok.is_empty() {
+        // Given a filter, cargo also runs the learner's own library as a unit-test binary
+        // (`test = false` notwithstanding), whose code may print anything before `main`: those
+        // lines are the learner's own, told to the learner alone. The grade is the judge's: its
+        // last summary and cargo's exit status. An "ok" line counts when the run passed too.
+        if !ok.is_empty() && (ran.code == Some(0) || self.judge_passes(&ran)) {
             findings.push(format!(
                 "{shown} reported {} checks ok: {}",
                 ok.len(),
