@@ -229,7 +229,13 @@ const IN_A_RUNNER: (&str, &str) = ("GRADER_LOCK_IN", "runner");
 
 #[test]
 fn in_a_runner_the_reference_lock_passes_every_check() {
-    let run = grade("reference", &[], &[IN_A_RUNNER]);
+    // Fifteen other gradings run beside this one: the real-time limit, a guard against a
+    // hang and not what is tested here, is given room (the verdicts are on virtual time).
+    let run = grade(
+        "reference",
+        &[],
+        &[IN_A_RUNNER, ("GRADER_CHECK_TIME_LIMIT", "300")],
+    );
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     assert_eq!(
         run.summaries(),
@@ -301,5 +307,25 @@ fn in_a_runner_fake_result_lines_are_shown_and_not_counted() {
             "{}",
             run.stdout
         );
+    }
+}
+
+#[test]
+fn in_a_runner_the_same_lock_gets_the_same_report_every_time() {
+    // Everything but the summary's timing, which is real time.
+    let shown = |run: &Run| {
+        run.stdout
+            .lines()
+            .filter(|l| !l.starts_with("test result: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for lock in ["reference", "panics", "errs", "exits"] {
+        let first = grade(lock, &["acquire::", "release::"], &[IN_A_RUNNER]);
+        for _ in 0..2 {
+            let again = grade(lock, &["acquire::", "release::"], &[IN_A_RUNNER]);
+            assert_eq!(shown(&again), shown(&first), "{lock}: a report changed between runs");
+            assert_eq!(again.code, first.code, "{lock}");
+        }
     }
 }
