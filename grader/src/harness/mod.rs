@@ -195,7 +195,7 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
             if is_judge() {
                 let (note, value) = crate::remote::sandbox_note();
                 eprintln!("{note}");
-                env.push((crate::remote::SANDBOX_VAR.to_string(), value.to_string()));
+                env.push((crate::remote::SANDBOX_VAR.to_string(), value));
             }
             run_all(&exe, &selected, &env, limits, jobs, |i, f| {
                 show(i, f, &mut out)

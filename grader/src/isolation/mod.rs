@@ -165,6 +165,35 @@ impl Isolation {
         Ok(isolation)
     }
 
+    /// This isolation as a line of text, for the processes this one starts:
+    /// [`Isolation::handed_down`] makes it again there without trying a
+    /// sandbox first (a grading starts one process per check, and the trial
+    /// costs as much as a sandbox).
+    pub fn hand_down(&self) -> String {
+        format!(
+            "{}:{}",
+            u8::from(self.features.disable_userns),
+            self.bwrap.display()
+        )
+    }
+
+    /// The isolation a parent process detected and handed down
+    /// ([`Isolation::hand_down`]); `None` for a line it did not write.
+    pub fn handed_down(line: &str) -> Option<Isolation> {
+        let (userns, bwrap) = line.split_once(':')?;
+        let disable_userns = match userns {
+            "1" => true,
+            "0" => false,
+            _ => return None,
+        };
+        Some(Isolation {
+            bwrap: PathBuf::from(bwrap),
+            version: String::new(),
+            features: Features { disable_userns },
+            cgroups: Hierarchy::detect(None),
+        })
+    }
+
     /// Makes the sandboxes' cgroups (v2) under `dir`, a cgroup delegated to
     /// this process (e.g. a systemd unit's with `Delegate=yes`), instead of
     /// the one found. If `dir` does not delegate memory and pids, no cgroup is

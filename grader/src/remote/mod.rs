@@ -48,10 +48,20 @@ pub use lock_runner::RUNNER_VAR;
 /// as plain processes), or unset (in one when bubblewrap works here).
 pub const SANDBOX_VAR: &str = "GRADER_SANDBOX";
 
+/// How the harness hands its checks the sandbox it detected: `checked:` and
+/// [`Isolation::hand_down`]'s line.
+const HANDED_DOWN: &str = "checked:";
+
 /// The sandbox runners run in, as [`SANDBOX_VAR`] asks.
 fn sandbox() -> Result<Option<Isolation>, String> {
     match std::env::var(SANDBOX_VAR).as_deref() {
         Ok("none") => Ok(None),
+        // What the harness detected for its checks, handed down.
+        Ok(line) if line.starts_with(HANDED_DOWN) => {
+            Isolation::handed_down(&line[HANDED_DOWN.len()..])
+                .map(Some)
+                .ok_or_else(|| format!("{SANDBOX_VAR}={line:?} is not a sandbox this grader handed down"))
+        }
         Ok("bwrap") => Isolation::detect().map(Some).map_err(|e| {
             format!("{SANDBOX_VAR}=bwrap asks for a sandbox for the learner's code, and there is none: {e}")
         }),
@@ -64,29 +74,29 @@ fn sandbox() -> Result<Option<Isolation>, String> {
 
 /// What the harness says once, before the results, about where the learner's
 /// code runs; and the value of [`SANDBOX_VAR`] for its checks' processes.
-pub fn sandbox_note() -> (String, &'static str) {
+pub fn sandbox_note() -> (String, String) {
     match std::env::var(SANDBOX_VAR).as_deref() {
         Ok("none") => (
             format!(
                 "grader: your code runs without a sandbox ({SANDBOX_VAR}=none), as your own user"
             ),
-            "none",
+            "none".to_string(),
         ),
         Ok("bwrap") => match Isolation::detect() {
             Ok(i) => (
                 format!("grader: your code runs in a sandbox ({})", i.version()),
-                "bwrap",
+                format!("{HANDED_DOWN}{}", i.hand_down()),
             ),
             // Asked for and missing: every check says why, none runs without it.
             Err(e) => (
                 format!("grader: {SANDBOX_VAR}=bwrap, but there is no sandbox: {e}"),
-                "bwrap",
+                "bwrap".to_string(),
             ),
         },
         _ => match Isolation::detect() {
             Ok(i) => (
                 format!("grader: your code runs in a sandbox ({})", i.version()),
-                "bwrap",
+                format!("{HANDED_DOWN}{}", i.hand_down()),
             ),
             Err(e) => (
                 format!(
@@ -94,7 +104,7 @@ pub fn sandbox_note() -> (String, &'static str) {
                      that only matters to code that cheats",
                     first_line(&e.to_string())
                 ),
-                "none",
+                "none".to_string(),
             ),
         },
     }
