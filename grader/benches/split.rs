@@ -934,6 +934,7 @@ fn raw_rate(
 
 fn proxy_rows() {
     eprintln!("split: Redis commands per second, raw and through the proxy…");
+    #[allow(clippy::type_complexity)]
     let measured = (|| -> Result<(String, f64, f64, Result<Rate, String>, Result<Rate, String>), String> {
         let server = server::shared().map_err(|e| e.to_string())?;
         let mut con = server.connect().map_err(|e| e.to_string())?;
