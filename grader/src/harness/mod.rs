@@ -29,7 +29,7 @@ mod child;
 pub mod outcome;
 pub mod results;
 pub mod summary;
-mod supervise;
+pub(crate) mod supervise;
 
 use std::io::{self, Write};
 use std::num::NonZeroUsize;

@@ -158,18 +158,28 @@ fn in_the_child(channel_fd: i32, memory: u64, parent: libc::pid_t) -> io::Result
         } else if libc::dup2(channel_fd, VERDICT_FD) == -1 {
             return Err(io::Error::last_os_error());
         }
+    }
+    limit_and_tie(memory, parent)
+}
+
+/// Runs in a child between fork and exec, after what is its own: a limit on
+/// its address space and (on Linux) death with this process's thread that
+/// started it. Used for a check's process and for a learner's runner alike.
+pub(crate) fn limit_and_tie(memory: u64, parent: libc::pid_t) -> io::Result<()> {
+    // SAFETY: plain system calls on the calling process only; no allocation.
+    unsafe {
         let limit = libc::rlimit {
             rlim_cur: memory as libc::rlim_t,
             rlim_max: memory as libc::rlim_t,
         };
         // Where the system has no such limit, the time limit still holds.
         let _ = libc::setrlimit(libc::RLIMIT_AS, &limit);
-        // A harness stopped by Ctrl-C can no longer enforce the time limit:
-        // the check goes with it. The signal comes when the thread that
+        // A parent stopped by Ctrl-C can no longer enforce the time limit:
+        // the child goes with it. The signal comes when the thread that
         // started the child ends, and that thread waits for the child.
         #[cfg(target_os = "linux")]
         if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 || libc::getppid() != parent {
-            // The harness is gone already. (No allocation here: no message.)
+            // The parent is gone already. (No allocation here: no message.)
             return Err(io::Error::from_raw_os_error(libc::ESRCH));
         }
         #[cfg(not(target_os = "linux"))]

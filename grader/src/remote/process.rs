@@ -30,6 +30,7 @@ use lock_runner::protocol::{self, CONTROL, HELLO, Order, SOCKET_VAR};
 use redis::Parser;
 
 use crate::harness::End;
+use crate::harness::supervise::limit_and_tie;
 use crate::isolation::{self, Isolation, Limit, Spec};
 use crate::sandbox::CALL_LIMIT;
 
@@ -139,7 +140,7 @@ impl Process {
                 let parent = std::process::id() as libc::pid_t;
                 // SAFETY: between fork and exec only async-signal-safe calls, no allocation.
                 unsafe {
-                    command.pre_exec(move || limit_the_runner(parent));
+                    command.pre_exec(move || limit_and_tie(MEMORY_LIMIT, parent));
                 }
                 Running::Plain(Mutex::new(command.spawn()?))
             }
@@ -403,24 +404,4 @@ fn private_folder() -> io::Result<PathBuf> {
     let folder = std::env::temp_dir().join(format!("grader-judge-{}-{name}", std::process::id()));
     std::fs::DirBuilder::new().mode(0o700).create(&folder)?;
     Ok(folder)
-}
-
-/// Runs in a plain runner between fork and exec: its memory limit, and death
-/// with the judge.
-fn limit_the_runner(parent: libc::pid_t) -> io::Result<()> {
-    // SAFETY: plain system calls on this process only.
-    unsafe {
-        let limit = libc::rlimit {
-            rlim_cur: MEMORY_LIMIT as libc::rlim_t,
-            rlim_max: MEMORY_LIMIT as libc::rlim_t,
-        };
-        let _ = libc::setrlimit(libc::RLIMIT_AS, &limit);
-        #[cfg(target_os = "linux")]
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 || libc::getppid() != parent {
-            return Err(io::Error::from_raw_os_error(libc::ESRCH));
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = parent;
-    }
-    Ok(())
 }
