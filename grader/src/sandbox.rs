@@ -23,7 +23,6 @@
 //! reply or the call to look at, not as a bare panic or parse error.
 
 use std::any::Any;
-use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -107,28 +106,11 @@ impl std::fmt::Display for Failure {
     }
 }
 
-thread_local! {
-    /// Where the last panic on this thread happened, noted by the hook.
-    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Installs, once, a panic hook that keeps learner-thread panics quiet and
+/// Installs, once, the hook that keeps learner-thread panics quiet and
 /// notes where they happened; panics elsewhere still print as usual.
 fn quiet_learner_panics() {
     static INSTALL: Once = Once::new();
-    INSTALL.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if thread::current().name() == Some(LEARNER_THREAD) {
-                let at = info
-                    .location()
-                    .map(|l| format!("{}:{}", l.file(), l.line()));
-                PANIC_LOCATION.with(|slot| *slot.borrow_mut() = at);
-            } else {
-                previous(info);
-            }
-        }));
-    });
+    INSTALL.call_once(|| lock_runner::panics::quiet_on(LEARNER_THREAD));
 }
 
 /// Runs `f` on a thread of its own, within [`CALL_LIMIT`], catching panics.
@@ -156,7 +138,7 @@ where
         .name(LEARNER_THREAD.into())
         .spawn(move || {
             let outcome = panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-                let location = PANIC_LOCATION.with(|slot| slot.borrow_mut().take());
+                let location = lock_runner::panics::take_location();
                 panic_failure(payload, location)
             });
             let _ = done.send(outcome);
@@ -269,14 +251,13 @@ fn panic_failure(payload: Box<dyn Any + Send>, location: Option<String>) -> Fail
     }
     // A panic in the learner's runner, told by the runner: its own message and place.
     let (payload, location) = match payload.downcast::<crate::remote::RemotePanic>() {
-        Ok(remote) => (Box::new(remote.message) as Box<dyn Any + Send>, remote.location),
+        Ok(remote) => (
+            Box::new(remote.message) as Box<dyn Any + Send>,
+            remote.location,
+        ),
         Err(payload) => (payload, location),
     };
-    let message = payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a panic without a message".into());
+    let message = lock_runner::panics::message(payload.as_ref());
     for prefix in ["not yet implemented", "not implemented"] {
         if let Some(rest) = message.strip_prefix(prefix) {
             let rest = rest.trim_start_matches(':').trim();

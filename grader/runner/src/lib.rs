@@ -29,6 +29,7 @@ use redis::RedisResult;
 #[cfg(unix)]
 mod connection;
 mod launch;
+pub mod panics;
 pub mod protocol;
 #[cfg(unix)]
 mod serve;

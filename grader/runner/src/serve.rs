@@ -12,7 +12,6 @@
 //! one lock); the judge never gives one link to two calls at once. When the
 //! judge closes the control link, its check is over and the runner exits.
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{self, AssertUnwindSafe};
@@ -21,24 +20,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
-use crate::Lock;
 use crate::connection::{Clock, Connection};
 use crate::protocol::{Answer, CONTROL, Call, Fault, Order};
+use crate::{Lock, panics};
 
 /// The name of the threads that run your functions.
 const CALL_THREAD: &str = "lock-call";
-
-thread_local! {
-    /// Where the last panic on this thread happened, noted by the hook.
-    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
-}
 
 /// The links by name, while no call holds them.
 type Links = Arc<Mutex<HashMap<String, Connection>>>;
 
 /// Serves the judge's orders until it closes the control link, then exits.
 pub(crate) fn serve(lock: Lock, socket: PathBuf) -> ! {
-    quiet_panics();
+    panics::quiet_on(CALL_THREAD);
     let links: Links = Arc::default();
     let mut control = match Connection::open(&socket, CONTROL) {
         Ok(control) => control,
@@ -115,9 +109,9 @@ fn run_call(lock: Lock, links: &Links, home: String, nodes: Vec<String>, call: C
         call_function(lock, &call, &mut home_link, &mut node_connections)
     }))
     .unwrap_or_else(|payload| {
-        let location = PANIC_LOCATION.with(|slot| slot.borrow_mut().take());
+        let location = panics::take_location();
         Answer::Panicked {
-            message: panic_message(payload.as_ref()),
+            message: panics::message(payload.as_ref()),
             location,
         }
     });
@@ -199,28 +193,4 @@ fn call_function(
             Answer::Released((lock.redlock_release)(nodes, &key, &token))
         }
     }
-}
-
-/// A panic hook that keeps the call threads' panics quiet and notes where
-/// they happened: the judge tells the learner, in its report.
-fn quiet_panics() {
-    let previous = panic::take_hook();
-    panic::set_hook(Box::new(move |info| {
-        if thread::current().name() == Some(CALL_THREAD) {
-            let at = info
-                .location()
-                .map(|l| format!("{}:{}", l.file(), l.line()));
-            PANIC_LOCATION.with(|slot| *slot.borrow_mut() = at);
-        } else {
-            previous(info);
-        }
-    }));
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a panic without a message".into())
 }
