@@ -7,15 +7,12 @@
 //! left it. Its own bridge keeps the nodes off Docker's default one, and off every other run's.
 
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
 
-use testcontainers::bollard::errors::Error as DockerError;
 use testcontainers::bollard::models::NetworkCreateRequest;
 
-use crate::server::{ServerError, docker_call, network_labels};
-
-/// How long the removal at exit waits for the engine to let go of the network's last container.
-const REMOVE_TIMEOUT: Duration = Duration::from_secs(5);
+use crate::server::{
+    NETWORK_PATIENCE, NetworkRemoval, ServerError, docker_call, network_labels, remove_network,
+};
 
 /// This run's network, once asked for: its name, or why it could not be created.
 static NETWORK: OnceLock<Result<String, ServerError>> = OnceLock::new();
@@ -45,37 +42,18 @@ fn create() -> Result<String, ServerError> {
         })
 }
 
-/// Removes this run's network; one that is already gone is no error. The engine may still be
-/// letting go of a container just removed (it answers 409, "active endpoints"): that is retried
-/// for up to [`REMOVE_TIMEOUT`].
+/// Removes this run's network; one that is already gone is no error, and one the engine is
+/// still letting go of is waited for (see [`remove_network`]).
 pub(super) fn remove_now() -> Result<(), String> {
     let Some(Ok(name)) = NETWORK.get() else {
         return Ok(());
     };
-    let deadline = Instant::now() + REMOVE_TIMEOUT;
-    loop {
-        let target = name.clone();
-        let removed = docker_call(|docker| async move {
-            match docker.remove_network(&target).await {
-                Err(DockerError::DockerResponseServerError {
-                    status_code: 404, ..
-                }) => Ok(true),
-                Err(DockerError::DockerResponseServerError {
-                    status_code: 409, ..
-                }) => Ok(false),
-                other => other.map(|()| true),
-            }
-        })?;
-        if removed {
-            return Ok(());
-        }
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "{name} still has containers after {} s (the next container start removes it, \
-                 or run `docker network rm {name}`)",
-                REMOVE_TIMEOUT.as_secs()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(50));
+    match remove_network(name, NETWORK_PATIENCE)? {
+        NetworkRemoval::Gone => Ok(()),
+        NetworkRemoval::StillInUse => Err(format!(
+            "{name} still has containers after {} s (the next container start removes it, \
+             or run `docker network rm {name}`)",
+            NETWORK_PATIENCE.as_secs()
+        )),
     }
 }

@@ -26,6 +26,9 @@ use super::owner::{self, Judgement, Owner};
 /// A container younger than this may belong to a run that has not yet taken its lease.
 const LEASE_GRACE: Duration = Duration::from_secs(90);
 
+/// How long a removal waits for the engine to let go of a network's last container.
+pub(crate) const NETWORK_PATIENCE: Duration = Duration::from_secs(5);
+
 /// Ids of the grader's containers started by process `owner_pid` on this host, running or not.
 pub fn containers_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
     Ok(grader_containers()?
@@ -93,24 +96,50 @@ fn remove_stale_networks(my_ns: Option<&str>) -> Result<(), ServerError> {
         if !stale {
             continue;
         }
-        let removed = docker_call(|docker| {
-            let name = name.clone();
-            async move {
-                match docker.remove_network(&name).await {
-                    // In use (409) or already gone (404): nothing to do now.
-                    Err(DockerError::DockerResponseServerError {
-                        status_code: 404 | 409,
-                        ..
-                    }) => Ok(()),
-                    other => other,
-                }
+        // The engine may still be letting go of the containers just removed.
+        remove_network(&name, NETWORK_PATIENCE).map_err(|cause| {
+            ServerError::DockerUnavailable {
+                cause: format!("removing the stale network {name} failed: {cause}"),
             }
-        });
-        removed.map_err(|cause| ServerError::DockerUnavailable {
-            cause: format!("removing the stale network {name} failed: {cause}"),
         })?;
     }
     Ok(())
+}
+
+/// What became of a network asked to be removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NetworkRemoval {
+    /// It is gone (now, or it already was).
+    Gone,
+    /// A container was still on it when `patience` ran out: a later sweep removes it.
+    StillInUse,
+}
+
+/// Removes the network `name`, waiting up to `patience` while a container is still on it. The
+/// engine answers "has active endpoints" with 409 (before Docker 25) or 403 (since), and for a
+/// moment after the last container on it was removed; both are retried. Every other refusal is
+/// an error.
+pub(crate) fn remove_network(name: &str, patience: Duration) -> Result<NetworkRemoval, String> {
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        let target = name.to_owned();
+        let removal = docker_call(|docker| async move {
+            match docker.remove_network(&target).await {
+                Err(DockerError::DockerResponseServerError {
+                    status_code: 404, ..
+                }) => Ok(NetworkRemoval::Gone),
+                Err(DockerError::DockerResponseServerError {
+                    status_code: 403 | 409,
+                    ..
+                }) => Ok(NetworkRemoval::StillInUse),
+                other => other.map(|()| NetworkRemoval::Gone),
+            }
+        })?;
+        if removal == NetworkRemoval::Gone || std::time::Instant::now() >= deadline {
+            return Ok(removal);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 fn network_owner(network: &Network) -> Owner {
