@@ -3,9 +3,11 @@
 //! run, even with four runs at a time loading the machine and the server.
 //!
 //! Each test plays its check `GRADER_DETERMINISM_RUNS` times (default
-//! [`DEFAULT_RUNS`]; the figure the course promises is 200 out of 200:
+//! [`DEFAULT_RUNS`], or [`DEFAULT_RUNNER_RUNS`] for the whole gradings through a
+//! runner; the figure the course promises is 200 out of 200:
 //! `GRADER_DETERMINISM_RUNS=200 cargo test -p grader --test determinism`).
 
+use std::process::Command;
 use std::thread;
 
 use grader::catalogue::wrong::ALL;
@@ -17,15 +19,23 @@ use grader::{run, scenario};
 
 /// Runs per test unless `GRADER_DETERMINISM_RUNS` says otherwise.
 const DEFAULT_RUNS: usize = 40;
+/// Runs of a whole grading through a runner unless `GRADER_DETERMINISM_RUNS`
+/// says otherwise: each starts the judge, a process per check and a runner per
+/// check, so there are fewer of them by default.
+const DEFAULT_RUNNER_RUNS: usize = 4;
 const AT_ONCE: usize = 4;
 
 fn runs() -> usize {
+    runs_or(DEFAULT_RUNS)
+}
+
+fn runs_or(default: usize) -> usize {
     match std::env::var("GRADER_DETERMINISM_RUNS") {
         Ok(n) => n
             .trim()
             .parse()
             .unwrap_or_else(|_| panic!("GRADER_DETERMINISM_RUNS={n:?} is not a number of runs")),
-        Err(_) => DEFAULT_RUNS,
+        Err(_) => default,
     }
 }
 
@@ -125,5 +135,52 @@ fn a_wrong_lock_gets_the_same_report_every_time() {
     ] {
         let (check, lock) = wrong(name);
         same_verdict_every_time(check, &lock, false);
+    }
+}
+
+/// What a learner reads of a grading of the catalogue's lock `lock` through the
+/// harness, with its functions in a runner of their own (as learner code runs):
+/// every line but the summary's timing, which is real time, and the exit status.
+fn graded_in_a_runner(lock: &str, filters: &[&str]) -> (String, Option<i32>) {
+    let server = grader::server::shared().unwrap_or_else(|e| panic!("no Redis: {e}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_grade-lock"))
+        .args(filters)
+        .env("GRADER_LOCK", lock)
+        .env("GRADER_LOCK_IN", "runner")
+        .env("GRADER_REDIS", "url")
+        .env("REDIS_URL", server.url())
+        .env_remove("GRADER_CHECK_TIME_LIMIT")
+        .output()
+        .expect("grade-lock runs");
+    let shown = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("test result: "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (shown, out.status.code())
+}
+
+/// The runner, its socket and the judge's threads that serve it add no order
+/// of their own: a lock that passes, panics, returns errors or exits its
+/// process reads the same on every run.
+#[test]
+fn in_a_runner_the_same_lock_gets_the_same_report_every_time() {
+    let runs = runs_or(DEFAULT_RUNNER_RUNS);
+    for lock in ["reference", "panics", "errs", "exits"] {
+        let grading = || graded_in_a_runner(lock, &["acquire::", "release::"]);
+        let first = grading();
+        assert_eq!(
+            first.1 == Some(0),
+            lock == "reference",
+            "{lock} should {} acquire:: and release::\n{}",
+            if lock == "reference" { "pass" } else { "fail" },
+            first.0
+        );
+        let n = differing(runs, grading);
+        assert_eq!(
+            n, 0,
+            "{n} of {runs} gradings of {lock} through a runner differed from the first:\n{}",
+            first.0
+        );
     }
 }

@@ -69,8 +69,8 @@ pub(crate) use password::Password;
 pub use password::redacted;
 pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
-pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
 pub(crate) use sweep::{NETWORK_PATIENCE, NetworkRemoval, remove_network};
+pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
 
 pub(crate) use container::{
     docker_call, engine_is_local, lease_connection, off_runtime, prepare_engine, redis_request,
