@@ -104,6 +104,11 @@ const ATTACKS: &[Attack] = &[
         run: |lab, a| lab.learner(a, &[TOKEN.0]),
     },
     Attack {
+        name: "judge-memory",
+        what: "2. from the runner, the judge's processes read (/proc/PID/mem, environ) and their pipes written",
+        run: |lab, a| lab.learner(a, &[TOKEN.0]),
+    },
+    Attack {
         name: "replace-binary",
         what: "3. the test binary replaced during a check: later checks and the next unedited run",
         run: replace_binary,

@@ -211,16 +211,98 @@ pub fn verdict_fds() -> Vec<i32> {
         .collect()
 }
 
+/// A passing verdict for each of `nonces`, as the verdict channel carries one.
+fn passing_verdicts(nonces: &[String]) -> String {
+    nonces
+        .iter()
+        .map(|nonce| format!("{nonce} {{\"status\":\"passed\"}}\n"))
+        .collect()
+}
+
 /// Writes a passing verdict for each of `nonces` on every verdict descriptor.
 pub fn send_passing_verdicts(nonces: &[String]) {
-    let mut lines = String::new();
-    for nonce in nonces {
-        lines.push_str(&format!("{nonce} {{\"status\":\"passed\"}}\n"));
-    }
+    let lines = passing_verdicts(nonces);
     for fd in verdict_fds() {
         // SAFETY: a write to a descriptor this process holds.
         unsafe { write(fd, lines.as_ptr(), lines.len()) };
     }
+}
+
+/// Writes a passing verdict for each of `nonces` into every pipe process `pid` holds, opened
+/// through `/proc/PID/fd/N` (which a process of the same user may open). Returns how many pipes
+/// took them.
+pub fn send_passing_verdicts_into(pid: i32, nonces: &[String]) -> usize {
+    let lines = passing_verdicts(nonces);
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    let mut written = 0;
+    for entry in fds.flatten().take(256) {
+        let path = entry.path();
+        if !std::fs::read_link(&path).is_ok_and(|p| p.to_string_lossy().starts_with("pipe:")) {
+            continue;
+        }
+        // A pipe opened for writing through /proc is the same pipe, whichever end `pid` holds.
+        if let Ok(mut pipe) = std::fs::OpenOptions::new().write(true).open(&path)
+            && pipe.write_all(lines.as_bytes()).is_ok()
+        {
+            written += 1;
+        }
+    }
+    written
+}
+
+fn is_hex(b: u8) -> bool {
+    b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
+}
+
+/// Every run of 32 hex digits followed by a newline (the shape of the harness's nonce) in the
+/// writable memory of process `pid` (`self` for this one), read through `/proc/PID/mem`, at most
+/// 10,000 of them.
+pub fn nonces_in_memory(pid: &str) -> std::collections::BTreeSet<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut found = std::collections::BTreeSet::new();
+    let Ok(maps) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else { return found };
+    let Ok(mut mem) = std::fs::File::open(format!("/proc/{pid}/mem")) else { return found };
+    for line in maps.lines() {
+        let mut parts = line.split_whitespace();
+        let (Some(range), Some(perms)) = (parts.next(), parts.next()) else { continue };
+        if !perms.starts_with("rw") {
+            continue;
+        }
+        let Some((start, end)) = range.split_once('-') else { continue };
+        let (Ok(start), Ok(end)) = (u64::from_str_radix(start, 16), u64::from_str_radix(end, 16)) else { continue };
+        if end <= start || end - start > 256 << 20 {
+            continue;
+        }
+        let mut at = start;
+        while at < end && found.len() < 10_000 {
+            let len = ((end - at) as usize).min(1 << 20);
+            let mut chunk = vec![0u8; len + 33];
+            if mem.seek(SeekFrom::Start(at)).is_err() {
+                break;
+            }
+            let Ok(n) = mem.read(&mut chunk[..len]) else { break };
+            if n == 0 {
+                break;
+            }
+            let bytes = &chunk[..n];
+            let mut i = 0;
+            while i + 33 <= bytes.len() {
+                if (i == 0 || !is_hex(bytes[i - 1]))
+                    && bytes[i..i + 32].iter().all(|&b| is_hex(b))
+                    && bytes[i + 32] == b'\n'
+                {
+                    found.insert(String::from_utf8_lossy(&bytes[i..i + 32]).into_owned());
+                    i += 33;
+                } else {
+                    i += 1;
+                }
+            }
+            at += n as u64;
+        }
+    }
+    found
 }
 
 /// The checks an attack claims, when it forges a whole run.
