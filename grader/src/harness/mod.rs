@@ -27,6 +27,7 @@ pub mod arguments;
 mod capture;
 mod child;
 pub mod outcome;
+mod private;
 pub mod results;
 pub mod summary;
 pub(crate) mod supervise;
@@ -74,6 +75,8 @@ const FAILED: i32 = 101;
 /// In a process the harness started for one check, runs that check instead
 /// and sends its verdict.
 pub fn main(lock: &Lock, checks: &[&str]) -> ! {
+    // Before anything else, in the harness and in each check's process alike.
+    private::keep_out_of_reach();
     if let Some(check) = child::requested() {
         child::run(&check, lock);
     }

@@ -13,8 +13,11 @@
 //! A process of the same user may do every one of these steps where no
 //! sandbox stands between it and the judge (on a kernel without Yama's
 //! ptrace restriction, reading another process's memory included). A sound
-//! grader runs the runner where no process of the judge can be seen: this
-//! attacker's checks fail.
+//! grader runs the runner where no process of the judge can be seen, and
+//! where there is no sandbox keeps its processes undumpable, which shuts
+//! `/proc/PID/mem`, `fd` and `environ` to every process without
+//! `CAP_SYS_PTRACE` (`grader/src/harness/private.rs`): this attacker's checks
+//! fail.
 
 #[path = "atk_kit.rs"]
 mod kit;
