@@ -123,6 +123,45 @@ impl Exercise {
     }
 }
 
+/// The group of checks that plays the book's stories with the whole lock: it
+/// comes after the exercises, and has no file of its own.
+pub const SCENARIOS: &str = "scenarios";
+
+/// The exercise a check belongs to (or [`SCENARIOS`]): `acquire` for
+/// `acquire::explored`.
+pub fn of_check(check: &str) -> &str {
+    check.split("::").next().unwrap_or(check)
+}
+
+/// The file the learner edits for `exercise`, if it is one.
+pub fn file_of(exercise: &str) -> Option<String> {
+    named(exercise).map(Exercise::stub)
+}
+
+/// The book chapter to read with `exercise` (the scenarios: the chapter of
+/// the stories they play), as [`Exercise::chapter_line`] writes it.
+pub fn chapter_of(exercise: &str) -> String {
+    named(exercise).map_or_else(
+        || {
+            crate::verdict::Property::SameAsReference
+                .chapter()
+                .to_string()
+        },
+        Exercise::chapter_line,
+    )
+}
+
+/// The exercises' names in order, as a sentence lists them: `token, acquire, …
+/// and redlock`.
+pub fn names() -> String {
+    let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// The exercise called `name` (a check's prefix).
 pub fn named(name: &str) -> Option<&'static Exercise> {
     EXERCISES.iter().find(|e| e.name == name)

@@ -68,7 +68,7 @@ pub enum Command {
 /// `cargo course reset`.
 #[derive(Debug, clap::Args)]
 pub struct ResetArgs {
-    /// The exercise: token, acquire, release, fencing or storage.
+    /// The exercise, as its file under exercises/src is named (token, acquire, …).
     #[arg(value_name = "EXERCISE")]
     pub exercise: String,
     /// Do not ask first.

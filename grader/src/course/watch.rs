@@ -19,13 +19,14 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use super::board::{self, Board, SCENARIOS, broken_rule};
+use super::board::{self, Board, broken_rule};
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
 use super::open::runs_dir;
 use super::progress::Progress;
 use super::screen::{self, Mode, Status, View};
 use super::terminal::{self, RawKeys};
+use crate::exercise::{self, SCENARIOS};
 use crate::recording;
 
 /// How long the files must stay quiet after a write before it counts as a
@@ -290,13 +291,13 @@ impl Loop {
             .find(|x| !self.board.tally(x).done());
         match next {
             Some(next) => {
-                let place = board::file_of(next).map_or(
+                let place = exercise::file_of(next).map_or(
                     "the book's stories, with your whole lock".to_string(),
                     |f| format!("in {f}"),
                 );
                 format!(
                     "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
-                    board::chapter_of(next)
+                    exercise::chapter_of(next)
                 )
             }
             None => format!(

@@ -25,9 +25,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::BatchArgs;
-use crate::isolation::Isolation;
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
+use crate::isolation::Isolation;
 use workspace::{Pristine, Submission};
 
 /// One student's grading.
@@ -190,7 +190,7 @@ fn prepare(
         // The course's own stubs, from git: nothing of a student's is built here, and the
         // first build must write the cut-down lock file, which a sandbox's read-only view forbids.
         options.isolation = None;
-        if let Some(output) = grade::build(&options)? {
+        if let Err(output) = grade::build(&options)? {
             return Err(CourseError::Usage(format!(
                 "the course's own stubs do not build in {}, so no submission can be graded:\n{output}",
                 workspace.display()
@@ -226,7 +226,11 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     options.isolation = batch.isolation.clone();
     // The judge's checks run each submission's runner in the same sandbox, or
     // (`--no-sandbox`) in none: never decided by what this machine happens to have.
-    let sandbox = if batch.isolation.is_some() { "bwrap" } else { "none" };
+    let sandbox = if batch.isolation.is_some() {
+        "bwrap"
+    } else {
+        "none"
+    };
     options
         .env
         .push((crate::remote::SANDBOX_VAR.to_string(), sandbox.to_string()));
