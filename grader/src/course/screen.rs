@@ -8,9 +8,10 @@
 //! pure function of its inputs, so a test can read the screen without a
 //! terminal, and the same state always draws the same screen.
 
-use crate::harness::Outcome;
+use crate::exercise;
+use crate::harness::{Outcome, groups};
 
-use super::board::{self, Board, Entry, broken_rule};
+use super::board::{Board, Entry, broken_rule};
 use super::progress::{HINT_LEVELS, Progress};
 
 /// How wide a line of check marks grows before the next begins.
@@ -158,7 +159,15 @@ fn list(board: &Board) -> Vec<String> {
     let mut out = vec!["Every check (✓ passes, ✗ fails, · not started, … not graded yet):".into()];
     for exercise in board.exercises() {
         let t = board.tally(exercise);
-        let file = board::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
+        let outcomes: Option<Vec<&Outcome>> = board
+            .checks_of(exercise)
+            .map(|e| e.outcome.as_ref())
+            .collect();
+        if outcomes.is_some_and(groups::untouched) {
+            out.push(format!("  {}", groups::untouched_line(exercise, t.total)));
+            continue;
+        }
+        let file = exercise::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
         out.push(format!("  {exercise} ({file}): {}/{}", t.passed, t.total));
         for entry in board.checks_of(exercise) {
             out.push(format!("      {} {}", mark(entry), short(entry.name)));
@@ -178,10 +187,10 @@ fn exercise(
     let x = view.exercise;
     let t = board.tally(x);
     let place =
-        board::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
+        exercise::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
-        format!("  Read: chapter {}", board::chapter_of(x)),
+        format!("  Read: chapter {}", exercise::chapter_of(x)),
         String::new(),
     ];
     // The checks, a few to a line.
@@ -224,19 +233,20 @@ fn exercise(
     }
     match broken_rule(outcome) {
         Some(rule) => {
-            let shown = progress.hints_shown(rule);
+            // The report holds hint 1; those above it that `h` revealed follow, in order.
+            let level = progress.hint_level(rule);
             let levels = rule.hint_levels();
-            if shown > 0 {
+            if level > 1 {
                 tail.push(String::new());
             }
-            for (i, hint) in levels.iter().enumerate().take(usize::from(shown)) {
+            for (i, hint) in levels.iter().enumerate().take(usize::from(level)).skip(1) {
                 tail.push(format!("Hint {} of {HINT_LEVELS}: {hint}", i + 1));
             }
-            if shown < HINT_LEVELS {
+            if level < HINT_LEVELS {
                 tail.push(String::new());
                 tail.push(format!(
                     "h shows hint {} of {HINT_LEVELS} for this rule.",
-                    shown + 1
+                    level + 1
                 ));
             }
         }
@@ -291,6 +301,7 @@ mod tests {
                 name: e.name.to_string(),
                 outcome: outcome.clone(),
                 printed: String::new(),
+                duration_ms: 0,
             })
             .collect();
         board.record(&results);
@@ -328,22 +339,33 @@ mod tests {
             screen.contains("[██│"),
             "token's two cells are full:\n{screen}"
         );
-        assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
+        let [nudge, idea, shape] = Property::ReleaseSparesOthers.hint_levels();
         assert!(
-            !screen.contains("Hint 1 of 3"),
-            "no hint before h:\n{screen}"
-        );
-        assert!(screen.ends_with(KEYS));
-
-        progress.next_hint(Property::ReleaseSparesOthers);
-        let screen = draw(&board, &progress, &view("release"));
-        let [nudge, idea, _] = Property::ReleaseSparesOthers.hint_levels();
-        assert!(
-            screen.contains(&format!("Hint 1 of 3: {nudge}")),
-            "{screen}"
+            screen.contains(&format!("Hint 1 of 3: {nudge} (")),
+            "the report's own hint is the first:\n{screen}"
         );
         assert!(!screen.contains(idea), "{screen}");
         assert!(screen.contains("h shows hint 2 of 3"), "{screen}");
+        assert!(screen.ends_with(KEYS));
+
+        // Each h climbs one hint, and what was shown stays, in order.
+        progress.next_hint(Property::ReleaseSparesOthers);
+        let screen = draw(&board, &progress, &view("release"));
+        let at = |text: &str| screen.find(text);
+        assert!(at(nudge) < at(idea) && at(idea).is_some(), "{screen}");
+        assert!(screen.contains(&format!("Hint 2 of 3: {idea}")), "{screen}");
+        assert!(!screen.contains(shape), "{screen}");
+        assert!(screen.contains("h shows hint 3 of 3"), "{screen}");
+
+        progress.next_hint(Property::ReleaseSparesOthers);
+        let screen = draw(&board, &progress, &view("release"));
+        let at = |text: &str| screen.find(text);
+        assert!(at(idea) < at(shape) && at(nudge) < at(idea), "{screen}");
+        assert!(
+            screen.contains(&format!("Hint 3 of 3: {shape}")),
+            "{screen}"
+        );
+        assert!(!screen.contains("h shows hint"), "{screen}");
     }
 
     #[test]
