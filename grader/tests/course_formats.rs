@@ -13,6 +13,7 @@ fn check(name: &str, outcome: Outcome) -> CheckResult {
         name: name.to_string(),
         outcome,
         printed: String::new(),
+        duration_ms: 0,
     }
 }
 
@@ -219,4 +220,44 @@ fn exercism_exits_0_whatever_the_results_and_the_others_fail_unless_all_passed()
     for results in [&passed, &mixed(), &compile_error] {
         assert_eq!(exit_code(Format::Exercism, results), 0);
     }
+}
+
+#[test]
+fn every_format_that_has_a_duration_carries_the_checks_own() {
+    let results = Results::Graded {
+        checks: vec![
+            CheckResult {
+                duration_ms: 1234,
+                ..check("token::unique", Outcome::Passed)
+            },
+            CheckResult {
+                duration_ms: 250,
+                ..check(
+                    "token::unguessable",
+                    Outcome::Failed {
+                        report: "✗ broke".into(),
+                    },
+                )
+            },
+        ],
+    };
+    let github = json(Format::Github, &results);
+    assert_eq!(github["tests"][0]["duration"], 1.234, "{github}");
+    assert_eq!(github["tests"][1]["duration"], 0.25, "{github}");
+    let course = json(Format::Json, &results);
+    assert_eq!(course["checks"][0]["duration"], 1.234, "{course}");
+
+    let junit = format::render(Format::Junit, &results).text;
+    let doc = roxmltree::Document::parse(&junit).expect("JUnit XML parses");
+    let times: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter_map(|n| n.attribute("time"))
+        .collect();
+    assert_eq!(times, ["1.234", "0.250"], "{junit}");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .and_then(|n| n.attribute("time"));
+    assert_eq!(suite, Some("1.484"), "{junit}");
 }

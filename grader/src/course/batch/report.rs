@@ -44,6 +44,7 @@ pub fn student_rows(graded: &Graded, filters: &[String]) -> Vec<Row> {
                 points: 0,
                 message: why.clone(),
                 printed: String::new(),
+                duration: std::time::Duration::ZERO,
             })
             .collect(),
     }
@@ -73,7 +74,10 @@ pub fn line(graded: &Graded) -> String {
         line.push_str(" [did not compile]");
     }
     if !graded.changed.is_empty() {
-        line.push_str(&format!(" [changed: {}]", named(&graded.changed.join(", "))));
+        line.push_str(&format!(
+            " [changed: {}]",
+            named(&graded.changed.join(", "))
+        ));
     }
     line
 }
