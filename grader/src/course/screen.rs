@@ -18,7 +18,12 @@ use super::progress::{HINT_LEVELS, Progress};
 const MARKS_WIDTH: usize = 100;
 
 /// The keys, as the last line shows them.
-pub const KEYS: &str = "h hint · n/p next/previous exercise · l list · r re-run · q quit";
+pub const KEYS: &str =
+    "h hint · n/p next/previous exercise · l list · j/k scroll · r re-run · q quit";
+
+/// How a screen says that more of its report or list is below: `j` moves
+/// on only then.
+pub const MORE_BELOW: &str = "more lines: j scrolls down";
 
 /// What the loop is doing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,8 +60,11 @@ pub struct View {
     pub news: Vec<String>,
     /// The first check of the exercise whose failed run is kept for the player.
     pub kept_run: Option<&'static str>,
-    /// The terminal's height in lines, when known: a long report is cut to fit.
+    /// The terminal's height in lines, when known: a long report or list is
+    /// shown a screenful at a time.
     pub height: Option<usize>,
+    /// How many lines of the report or list are scrolled past (`j`/`k`).
+    pub scroll: usize,
 }
 
 /// Draws the screen.
@@ -92,7 +100,11 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
     let mut lines = top;
     lines.extend(head);
     let fixed = lines.len() + tail.len() + footer.len();
-    lines.extend(fit(report, view.height.map(|h| h.saturating_sub(fixed))));
+    lines.extend(fit(
+        report,
+        view.height.map(|h| h.saturating_sub(fixed)),
+        view.scroll,
+    ));
     lines.extend(tail);
     lines.extend(footer);
     lines.join("\n")
@@ -259,21 +271,33 @@ fn exercise(
     (head, report, tail)
 }
 
-/// Cuts `lines` to `room` lines, saying how many were left out.
-fn fit(mut lines: Vec<String>, room: Option<usize>) -> Vec<String> {
+/// The screenful of `lines` that fits in `room` lines, `scroll` lines down
+/// (as far as the last screenful), saying how many lines are above and below.
+fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
     let Some(room) = room else {
         return lines;
     };
     if lines.len() <= room {
         return lines;
     }
-    let keep = room.saturating_sub(1).max(3);
-    let cut = lines.len().saturating_sub(keep);
-    lines.truncate(keep);
-    lines.push(format!(
-        "… {cut} more lines: make the terminal taller, or run the check with cargo test -p exercises"
-    ));
-    lines
+    // Two lines of the room say what is above and below.
+    let window = room.saturating_sub(2).max(3);
+    let from = scroll.min(lines.len().saturating_sub(window));
+    let to = (from + window).min(lines.len());
+    let mut shown = Vec::with_capacity(window + 2);
+    shown.push(if from > 0 {
+        format!("… {from} lines above: k scrolls up")
+    } else {
+        String::new()
+    });
+    shown.extend(lines[from..to].iter().cloned());
+    let below = lines.len() - to;
+    if below > 0 {
+        shown.push(format!(
+            "… {below} {MORE_BELOW} (or run the check with cargo test -p exercises)"
+        ));
+    }
+    shown
 }
 
 #[cfg(test)]
@@ -291,6 +315,7 @@ mod tests {
             news: Vec::new(),
             kept_run: None,
             height: None,
+            scroll: 0,
         }
     }
 
@@ -394,7 +419,27 @@ mod tests {
         v.height = Some(40);
         let screen = draw(&board, &Progress::default(), &v);
         assert_eq!(screen.lines().count(), 40, "{screen}");
-        assert!(screen.contains("more lines"), "{screen}");
+        assert!(screen.contains("more lines: j scrolls down"), "{screen}");
+        assert!(screen.contains("\nline 0\n"), "{screen}");
+        assert!(!screen.contains("lines above"), "{screen}");
         assert!(screen.ends_with(KEYS));
+
+        // j scrolls on, as far as the last screenful and no further.
+        v.scroll = 50;
+        let screen = draw(&board, &Progress::default(), &v);
+        assert_eq!(screen.lines().count(), 40, "{screen}");
+        assert!(
+            screen.contains("… 50 lines above: k scrolls up"),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("\nline 50\n") && !screen.contains("\nline 49\n"),
+            "{screen}"
+        );
+        v.scroll = 10_000;
+        let screen = draw(&board, &Progress::default(), &v);
+        assert!(screen.contains("\nline 199\n"), "{screen}");
+        assert!(!screen.contains("more lines"), "{screen}");
+        assert!(screen.lines().count() <= 40, "{screen}");
     }
 }

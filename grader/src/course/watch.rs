@@ -66,6 +66,8 @@ struct Loop {
     work: Sender<(u64, Pass)>,
     /// The exercise saved last, shown while it has a check that fails.
     saved: Option<&'static str>,
+    /// Whether the screen shown has more of its report or list below.
+    more_below: bool,
 }
 
 /// Runs the loop on the course at `root` until the learner quits.
@@ -100,12 +102,14 @@ pub fn run(root: PathBuf) -> Result<ExitCode, CourseError> {
             news: Vec::new(),
             kept_run: None,
             height: terminal::height(),
+            scroll: 0,
         },
         generation: 0,
         passes: VecDeque::new(),
         busy: false,
         work,
         saved: None,
+        more_below: false,
     };
     // Clear once; each screen then draws over the last.
     print!("\x1b[2J");
@@ -170,7 +174,13 @@ impl Loop {
             .iter()
             .position(|x| *x == self.view.exercise)
             .unwrap_or(0);
+        // Another screen starts at its top; j and k move within one.
+        if !matches!(key, b'j' | b'k') {
+            self.view.scroll = 0;
+        }
         match key {
+            b'j' if self.more_below => self.view.scroll += 1,
+            b'k' => self.view.scroll = self.view.scroll.saturating_sub(1),
             b'h' => self.hint(),
             b'n' => {
                 self.view.exercise = exercises[(at + 1).min(exercises.len() - 1)];
@@ -318,7 +328,9 @@ impl Loop {
                     && recording::file(&runs, e.name).exists()
             })
             .map(|e| e.name);
-        terminal::show(&screen::draw(&self.board, &self.progress, &self.view));
+        let screen = screen::draw(&self.board, &self.progress, &self.view);
+        self.more_below = screen.contains(screen::MORE_BELOW);
+        terminal::show(&screen);
     }
 
     fn save_progress(&mut self) {
