@@ -202,7 +202,7 @@ fn exercise(
         exercise::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
-        format!("  Read: chapter {}", exercise::chapter_of(x)),
+        read_line(&exercise::chapter_of(x)),
         String::new(),
     ];
     // The checks, a few to a line.
@@ -269,6 +269,18 @@ fn exercise(
         None => {}
     }
     (head, report, tail)
+}
+
+/// `  Read: chapter 2, … (book/src/releasing.md), served at http://…/releasing.html`:
+/// the file, and the page `book/serve` serves.
+fn read_line(chapter: &str) -> String {
+    match exercise::page_of(chapter) {
+        Some(page) => format!(
+            "  Read: chapter {chapter}, served at {}{page}",
+            exercise::SERVED_BOOK
+        ),
+        None => format!("  Read: chapter {chapter}"),
+    }
 }
 
 /// The screenful of `lines` that fits in `room` lines, `scroll` lines down
@@ -355,6 +367,12 @@ mod tests {
             "{screen}"
         );
         assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
+        assert!(
+            screen.contains(
+                "(book/src/releasing.md), served at http://localhost:3000/releasing.html"
+            ),
+            "the chapter's page in the served book:\n{screen}"
+        );
         assert!(
             screen.contains("Broken rule:   a release must never delete another client's lock."),
             "{screen}"

@@ -25,8 +25,8 @@ use crate::exercise;
 use crate::harness::{Outcome, groups};
 use crate::verdict::Property;
 
-/// Where the chapter links point when no other book is named: `book/serve`.
-pub const DEFAULT_BOOK: &str = "http://localhost:3000/";
+/// Where the chapter links point when no other book is named: `book/serve`'s.
+pub const DEFAULT_BOOK: &str = exercise::SERVED_BOOK;
 
 /// How far a student got, as the summary sorts them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,14 +218,11 @@ fn a_few_then_all(names: &[&str]) -> String {
 /// `2, Releasing: … (book/src/releasing.md)`.
 fn chapter_link(chapter: &str, book: &str) -> String {
     let number = chapter.split(',').next().unwrap_or(chapter);
-    let page = chapter
-        .rsplit_once("(book/src/")
-        .and_then(|(_, file)| file.strip_suffix(".md)"));
-    match page {
+    match exercise::page_of(chapter) {
         Some(page) => format!(
-            " (<a href=\"{}{}.html\">chapter {}</a>)",
+            " (<a href=\"{}{}\">chapter {}</a>)",
             escape(book),
-            escape(page),
+            escape(&page),
             escape(number)
         ),
         None => format!(" (chapter {})", escape(number)),
