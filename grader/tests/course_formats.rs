@@ -261,3 +261,30 @@ fn every_format_that_has_a_duration_carries_the_checks_own() {
         .and_then(|n| n.attribute("time"));
     assert_eq!(suite, Some("1.484"), "{junit}");
 }
+
+#[test]
+fn the_summary_on_stderr_collapses_an_exercise_not_started_and_says_where_to_begin() {
+    let stub = || Outcome::NotStarted {
+        message: "not started: `acquire` in exercises/src/acquire.rs still says todo!(…)".into(),
+    };
+    let results = Results::Graded {
+        checks: vec![
+            check("token::unique", Outcome::Passed),
+            check("token::unguessable", Outcome::Passed),
+            check("acquire::takes_a_free_lock", stub()),
+            check("acquire::refuses_a_held_lock", stub()),
+        ],
+    };
+    let text = grader::course::grade::summary(&results);
+    assert!(
+        text.contains("acquire: 2 checks, not started — fill in exercises/src/acquire.rs\n"),
+        "{text}"
+    );
+    assert!(!text.contains("acquire::takes_a_free_lock"), "{text}");
+    assert!(text.contains("     ok  token::unique\n"), "{text}");
+    assert!(
+        text.contains("Begin with acquire, in exercises/src/acquire.rs. Read chapter 1,"),
+        "{text}"
+    );
+    assert!(text.contains("2 of 4 checks passed"), "{text}");
+}
