@@ -68,28 +68,8 @@ fn mark(row: &Row) -> (&'static str, &'static str) {
     }
 }
 
-const STYLE: &str = "\
-*{box-sizing:border-box}\
-body{font-family:system-ui,sans-serif;margin:0 auto;padding:1em;max-width:1280px;line-height:1.35}\
-h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}\
-table{border-collapse:collapse;width:100%;table-layout:fixed}\
-td,th{border:1px solid #ccc;padding:3px 5px;text-align:left;vertical-align:top}\
-td{overflow-wrap:anywhere}th{background:#f4f4f4;font-weight:600}\
-.n{width:7em;text-align:right}.who{width:40%}\
-table.class th.student{width:11em}table.class th.total{width:5.5em}\
-table.class th.changed{width:9em}\
-summary{cursor:pointer;font-variant-numeric:tabular-nums}\
-td.x ul{list-style:none;margin:.3em 0 0;padding:0;font-size:85%}\
-td.done{background:#dfd}td.some{background:#ffd}td.none{background:#fdd}td.todo{background:#f6f6f6;color:#555}\
-li.pass{color:#060}li.fail{color:#a00}li.todo{color:#666}li.error{color:#555}\
-.legend,.flag{font-size:90%}.flag{color:#a00}\
-@media (max-width:700px){\
-table,tbody,tr,td{display:block;width:auto}thead{display:none}\
-tr{border:1px solid #ccc;margin-bottom:.8em;padding:.3em}\
-td{border:none;padding:2px}.n{text-align:left}.who{width:auto}\
-td[data-label]::before{content:attr(data-label) \": \";color:#555}\
-table.class td{display:inline-block;vertical-align:top;min-width:7.5em;margin:1px}\
-table.class td.student{display:block;font-weight:600}}";
+/// The page's style, in a file of its own.
+const STYLE: &str = include_str!("summary.css");
 
 /// The HTML summary for `graded`; chapter links point into the book at
 /// `book` (a URL ending in `/`).
