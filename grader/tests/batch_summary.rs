@@ -354,3 +354,18 @@ fn a_class_of_200_fits_1280_px_and_a_phone_with_every_cell_open() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_line_per_student_says_who_submitted_nothing() {
+    let class = class();
+    let lines: Vec<String> = class
+        .iter()
+        .map(grader::course::batch::report::line)
+        .collect();
+    assert!(
+        lines[1].starts_with("bo: 0/") && lines[1].contains("[submitted nothing"),
+        "{lines:?}"
+    );
+    assert!(lines[2].ends_with("[did not compile]"), "{lines:?}");
+    assert!(!lines[0].contains('['), "{lines:?}");
+}

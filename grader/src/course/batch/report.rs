@@ -66,8 +66,12 @@ pub fn line(graded: &Graded) -> String {
         ),
         Err(why) => format!("{}: not graded: {}", named(&graded.student), named(why)),
     };
-    if let Ok(super::super::grade::Results::CompileError { .. }) = &graded.results {
-        line.push_str(" [did not compile]");
+    match super::summary::standing(graded) {
+        super::summary::Standing::DidNotCompile => line.push_str(" [did not compile]"),
+        super::summary::Standing::NothingSubmitted => {
+            line.push_str(" [submitted nothing: every check is on a stub]");
+        }
+        _ => {}
     }
     if !graded.changed.is_empty() {
         line.push_str(&format!(
