@@ -123,6 +123,57 @@ impl Exercise {
     }
 }
 
+/// Where `book/serve` serves the book: chapter links point there.
+pub const SERVED_BOOK: &str = "http://localhost:3000/";
+
+/// The served page of a chapter line as [`Exercise::chapter_line`] and
+/// [`crate::verdict::Property::chapter`] write it (`2, Releasing: …
+/// (book/src/releasing.md)`): `releasing.html`.
+pub fn page_of(chapter_line: &str) -> Option<String> {
+    let (_, file) = chapter_line.rsplit_once("(book/src/")?;
+    let stem = file.strip_suffix(".md)")?;
+    Some(format!("{stem}.html"))
+}
+
+/// The group of checks that plays the book's stories with the whole lock: it
+/// comes after the exercises, and has no file of its own.
+pub const SCENARIOS: &str = "scenarios";
+
+/// The exercise a check belongs to (or [`SCENARIOS`]): `acquire` for
+/// `acquire::explored`.
+pub fn of_check(check: &str) -> &str {
+    check.split("::").next().unwrap_or(check)
+}
+
+/// The file the learner edits for `exercise`, if it is one.
+pub fn file_of(exercise: &str) -> Option<String> {
+    named(exercise).map(Exercise::stub)
+}
+
+/// The book chapter to read with `exercise` (the scenarios: the chapter of
+/// the stories they play), as [`Exercise::chapter_line`] writes it.
+pub fn chapter_of(exercise: &str) -> String {
+    named(exercise).map_or_else(
+        || {
+            crate::verdict::Property::SameAsReference
+                .chapter()
+                .to_string()
+        },
+        Exercise::chapter_line,
+    )
+}
+
+/// The exercises' names in order, as a sentence lists them: `token, acquire, …
+/// and redlock`.
+pub fn names() -> String {
+    let names: Vec<&str> = EXERCISES.iter().map(|e| e.name).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// The exercise called `name` (a check's prefix).
 pub fn named(name: &str) -> Option<&'static Exercise> {
     EXERCISES.iter().find(|e| e.name == name)
@@ -136,6 +187,22 @@ pub fn holding(function: &str) -> Option<&'static Exercise> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_chapter_has_its_page_in_the_served_book() {
+        for e in EXERCISES {
+            assert_eq!(
+                page_of(&e.chapter_line()),
+                Some(e.chapter_file.replace(".md", ".html")),
+                "{}",
+                e.name
+            );
+        }
+        for rule in crate::verdict::Property::ALL {
+            assert!(page_of(rule.chapter()).is_some(), "{rule:?}");
+        }
+        assert_eq!(page_of("2, Releasing"), None);
+    }
 
     #[test]
     fn names_numbers_and_functions_are_each_used_once() {

@@ -3,12 +3,13 @@
 //! A failed check answers four questions, in this order: which rule broke,
 //! what exactly happened and when, what it looked like (the timeline with the
 //! moment marked, or the commands the lock sent with the grader's move in
-//! between), and what to do next (a hint, the chapter, the command to re-run).
+//! between), and what to do next (the first of the rule's hints, the chapter,
+//! the command to re-run).
 
 use std::fmt;
 
 use crate::sandbox::Failure;
-use crate::verdict::{Property, Violation};
+use crate::verdict::{HINT_LEVELS, Property, Violation};
 use crate::wire::Step;
 
 /// How a check ended.
@@ -117,7 +118,13 @@ impl fmt::Display for Report {
         writeln!(f)?;
         match &self.problem {
             Problem::Broken(v) => {
-                writeln!(f, "  Hint: {}", v.property.hint())?;
+                // The first, gentlest hint only: `cargo course` gives the next ones
+                // when asked, so a learner is never handed the answer unasked.
+                let [nudge, ..] = v.property.hint_levels();
+                writeln!(
+                    f,
+                    "  Hint 1 of {HINT_LEVELS}: {nudge} (h in `cargo course` shows the next)"
+                )?;
                 writeln!(f, "  Read: chapter {}", v.property.chapter())?;
             }
             Problem::Failed {
@@ -161,4 +168,31 @@ pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
         out.push_str("  (no commands)\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_names_the_rule_and_gives_only_the_first_hint() {
+        for rule in Property::ALL {
+            let report = Report::broken("x::y", "your lock", Violation::anytime(rule, "w"), vec![]);
+            let text = report.to_string();
+            let [nudge, idea, shape] = rule.hint_levels();
+            assert!(
+                text.contains(&format!("Broken rule:   {}.", rule.rule())),
+                "{text}"
+            );
+            assert!(text.contains(&format!("Hint 1 of 3: {nudge} (")), "{text}");
+            assert!(
+                !text.contains(idea),
+                "{rule:?}: the second hint is h's:\n{text}"
+            );
+            assert!(
+                !text.contains(shape),
+                "{rule:?}: the third hint is h's:\n{text}"
+            );
+        }
+    }
 }

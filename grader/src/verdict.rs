@@ -2,15 +2,18 @@
 //!
 //! Snapshots show what happened; these decide whether it was allowed. Each
 //! [`Property`] is one rule of a safe lock, stated the way a learner needs to
-//! hear it, with a hint that points at the usual mistake and the book chapter
-//! that explains it. A [`Violation`] is one time a rule was broken: which
+//! hear it, with hints that climb from a nudge to the command and the book
+//! chapter that explains it. A [`Violation`] is one time a rule was broken: which
 //! rule, at which second, and what exactly happened.
 //!
 //! The file is longer than most on purpose: every rule's words (the rule,
-//! its hint, its three hint levels for `cargo course`, its chapter) stay in
+//! its three hints, from a nudge to the command, its chapter) stay in
 //! this one place, so a rule cannot be added with its text half written.
 
 use std::fmt;
+
+/// How many hints a rule has ([`Property::hint_levels`]).
+pub const HINT_LEVELS: u8 = 3;
 
 /// One rule of a safe lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,134 +211,10 @@ impl Property {
         }
     }
 
-    /// The usual mistake behind a broken rule, and the fix.
-    pub fn hint(self) -> &'static str {
-        match self {
-            Property::TokensUnique | Property::TokensUnguessable => {
-                "Draw the token from the operating system's random source (the `getrandom` crate): \
-                 16 to 20 bytes, as hex or base64. A clock, a counter or a constant can repeat or be guessed."
-            }
-            Property::AcquireTakesFreeLock => {
-                "Send `SET key token NX PX ttl`: Redis answers OK when it wrote the key and nil when the key \
-                 exists. Report exactly that: a grant (true, or the new fencing token) on OK, a refusal on nil."
-            }
-            Property::AcquireLeavesHolderTtl => {
-                "When `SET … NX` answers nil, the lock is someone else's, and so is its TTL: send nothing \
-                 else (no PEXPIRE, no SET without NX). Refreshing it keeps a crashed holder's lock alive for \
-                 as long as others keep trying."
-            }
-            Property::AcquireRespectsHolder | Property::OneWinner => {
-                "Only `SET … NX` decides who wins: it writes the key only if it does not exist, in one atomic \
-                 step. Checking with GET or EXISTS first leaves a gap in which another client gets in."
-            }
-            Property::LockHasTtl => {
-                "Use PX with `ttl.as_millis()`: EX counts seconds, and `as_secs()` cuts 1.5 s down to 1 s."
-            }
-            Property::NoImmortalLock => {
-                "Set the key and its expiry in the same command (`SET key token NX PX ttl`), not SET NX then \
-                 EXPIRE: a crash between the two leaves a lock that never expires."
-            }
-            Property::ReleaseFreesOwnLock | Property::ReleaseTellsTruth => {
-                "Compare the key's value with your token and DEL it only if they match, in one Lua script; \
-                 return whether DEL removed a key."
-            }
-            Property::ReleaseSparesOthers => {
-                "A plain DEL, or GET then DEL as two commands, can delete a lock that expired and now belongs \
-                 to someone else. Compare and delete inside one Lua script, which Redis runs atomically."
-            }
-            Property::ExtendRenewsOwnLock | Property::ExtendTellsTruth => {
-                "Compare the key's value with your token and PEXPIRE it with `ttl.as_millis()` only if they \
-                 match, in one Lua script; return whether PEXPIRE answered 1. EXPIRE counts seconds."
-            }
-            Property::ExtendSparesOthers => {
-                "A bare PEXPIRE, or GET then PEXPIRE as two commands, can renew a lock that expired and now \
-                 belongs to someone else; a SET brings a lost lock back to life. Compare and PEXPIRE inside \
-                 one Lua script, and touch nothing when the key is not yours."
-            }
-            Property::KeeperRenewsInTime => {
-                "Renew once a third of the TTL has passed since the last renewal (`now - renewed_at >= ttl / 3`), \
-                 to the full TTL: then two renewals in a row can be late before the lock expires."
-            }
-            Property::KeeperStopsJob => {
-                "Look at what `extend` returned: on false, set the `lost` flag in the same tick, before the job's \
-                 next write. Renew through your `extend`, never with a bare PEXPIRE, which renews whoever holds \
-                 the lock now."
-            }
-            Property::KeeperRenewsOnPace => {
-                "Renew when `now - renewed_at >= ttl / 3`, and set `*renewed_at = now` after each renewal \
-                 that succeeded: a keeper that renews at every tick sends Redis many times the commands \
-                 for every lock it keeps, and buys no safety with them."
-            }
-            Property::KeeperStopsForGood => {
-                "Once the lease is lost, another client may have held the lock and written in between: leave \
-                 `lost` set and send nothing more. Taking the lock again is a new job, with a new token."
-            }
-            Property::TokensGrow => {
-                "Take the lock and INCR the fence counter in one Lua script: done as two commands, another \
-                 client can be granted the lock in between and end up with the smaller number."
-            }
-            Property::StaleRequestsRejected => {
-                "Compare the request's token with the row's `fence` field and refuse it when it is smaller, \
-                 inside the same Lua script that reads or writes the row: checked in Rust between two \
-                 commands, a newer holder can write in between."
-            }
-            Property::EqualTokensAccepted => {
-                "Refuse only tokens strictly smaller than the highest seen: the holder sends the same token \
-                 with every request, and may send the same value or read twice. A field that is not there \
-                 yet reads as 0."
-            }
-            Property::FreshTokensAccepted => {
-                "Compare tokens as numbers (`tonumber` in Lua): as strings, \"10\" is smaller than \"9\". A row \
-                 that does not exist yet, or lacks its `fence` field, has seen no token: read the field as 0 \
-                 (`tonumber(redis.call(\"HGET\", …)) or 0`)."
-            }
-            Property::StorageKeepsValue => {
-                "An accepted write stores its value (HSET `value`), a refused one changes nothing, and a read \
-                 returns the `value` field as a number, 0 when it is not there yet."
-            }
-            Property::FencesNeverExpire => {
-                "Only the lock key gets a TTL. When the counter expires, INCR starts again from 1 and hands out \
-                 tokens the storage refuses; when the row expires, the storage forgets the highest token it \
-                 has seen and lets stale holders in."
-            }
-            Property::StorageRemembersHighest => {
-                "After accepting a request, store its token in the row's `fence` field (HSET), so that older \
-                 tokens are refused from then on."
-            }
-            Property::CounterEndsRight | Property::SameAsReference => {
-                "Compare your run with the expected one below: the first second where they differ is where to look."
-            }
-            Property::KeepsToItsKeys => {
-                "Use only the key names your function receives (the lock, the fence counter, the row), and \
-                 in a Lua script only the keys it declares in KEYS. Commands that reach the whole server \
-                 (FLUSHALL, FLUSHDB, KEYS, CONFIG, CLIENT, SHUTDOWN, SCRIPT FLUSH) are refused: other \
-                 people's data may share this Redis."
-            }
-            Property::RedlockTakesMajority | Property::RedlockNeedsMajority => {
-                "Count the nodes that answered OK to `SET key token NX PX ttl`, and grant only when \
-                 more than half of all the nodes did (3 of 5), counting a node that failed or did not \
-                 answer as a refusal. An error from one node must not end the whole call."
-            }
-            Property::RedlockValidity => {
-                "Read `clock()` before the first SET and after the last one: validity = ttl − elapsed \
-                 − (ttl / 100 + 2 ms). The key's TTL started on the first node while you were still \
-                 asking the others, and clocks drift."
-            }
-            Property::RedlockReleasesOnFailure => {
-                "When you return None, first run the release on every node, the ones that seemed to \
-                 refuse too: a node may have set the key and only its reply was lost."
-            }
-            Property::RedlockSameAsReference => {
-                "Redlock itself is the same on every node: SET NX PX with the TTL, a majority, the \
-                 time spent and the drift subtracted, a release everywhere on failure."
-            }
-        }
-    }
-
-    /// Three hints for a broken rule, to reveal one at a time (`h` in
-    /// `cargo course`): a nudge, the idea, then the Redis command or the
-    /// shape of the Lua script. [`Property::hint`] is what a report prints.
-    pub fn hint_levels(self) -> [&'static str; 3] {
+    /// Three hints for a broken rule, from the gentlest: a nudge, the idea,
+    /// then the Redis command or the shape of the Lua script. A report
+    /// prints the nudge; `h` in `cargo course` reveals the others, in order.
+    pub fn hint_levels(self) -> [&'static str; HINT_LEVELS as usize] {
         match self {
             Property::ExtendRenewsOwnLock | Property::ExtendTellsTruth => [
                 "After your extend, does the key's TTL read what you asked for, and does the answer match?",

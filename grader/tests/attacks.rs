@@ -401,6 +401,8 @@ struct Places {
     drop: PathBuf,
     out: PathBuf,
     submissions: PathBuf,
+    /// Where the batch writes its results: beside the submissions, as by default.
+    results: PathBuf,
 }
 
 impl Lab {
@@ -582,12 +584,16 @@ impl Lab {
             drop: self.root.join("drop").join(attack),
             out: self.root.join("out").join(attack),
             submissions: self.root.join("submissions").join(attack),
+            results: self
+                .root
+                .join("submissions")
+                .join(format!("{attack}-results")),
         }
     }
 
     fn clean_places(&self, attack: &str) {
         let p = self.places(attack);
-        for dir in [&p.drop, &p.out, &p.submissions] {
+        for dir in [&p.drop, &p.out, &p.submissions, &p.results] {
             let _ = fs::remove_dir_all(dir);
             fs::create_dir_all(dir).expect("the driver can create its own folders");
         }
@@ -598,6 +604,7 @@ impl Lab {
             .replace("@DROP@", &p.drop.to_string_lossy())
             .replace("@OUT@", &p.out.to_string_lossy())
             .replace("@SUBMISSIONS@", &p.submissions.to_string_lossy())
+            .replace("@RESULTS@", &p.results.to_string_lossy())
     }
 
     /// The `exercises/src` files of the attack in `dir` (relative to the
@@ -1031,7 +1038,7 @@ impl Lab {
             env,
             BATCH_LIMIT,
         );
-        let csv = Csv::read(&p.submissions.join("results.csv"));
+        let csv = Csv::read(&p.results.join("results.csv"));
         (ran, csv)
     }
 
@@ -1350,8 +1357,8 @@ fn rewrite_results(lab: &Lab, attack: &Attack) -> Findings {
     let (ran, csv) = lab.batch(&p, TOKEN.0, &[]);
     let mut findings = lab.judge_batch(&ran, &csv, TOKEN.1);
     let files = [
-        p.submissions.join("results.csv"),
-        p.submissions.join("summary.html"),
+        p.results.join("results.csv"),
+        p.results.join("summary.html"),
     ];
     let written: Vec<Vec<u8>> = files
         .iter()
@@ -1445,7 +1452,7 @@ fn env_leak(lab: &Lab, attack: &Attack) -> Findings {
     if csv.text.contains(&secret) {
         findings.push("the instructor's secret is in results.csv".into());
     }
-    let html = fs::read_to_string(p.submissions.join("summary.html")).unwrap_or_default();
+    let html = fs::read_to_string(p.results.join("summary.html")).unwrap_or_default();
     if html.contains(&secret) {
         findings.push("the instructor's secret is in summary.html".into());
     }

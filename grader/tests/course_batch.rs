@@ -206,7 +206,7 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
 
     // The CSV and the summary.
     let out = root.join("out");
-    report::write(&out, &graded, &batch.filters).expect("writes");
+    report::write(&out, &graded, &batch.filters, batch::summary::DEFAULT_BOOK).expect("writes");
     let csv = fs::read_to_string(out.join(report::CSV)).expect("CSV");
     assert_eq!(csv.lines().next(), Some(report::HEADER));
     assert_eq!(csv.lines().count(), 1 + 5 * 7);

@@ -13,6 +13,7 @@ fn check(name: &str, outcome: Outcome) -> CheckResult {
         name: name.to_string(),
         outcome,
         printed: String::new(),
+        duration_ms: 0,
     }
 }
 
@@ -219,4 +220,71 @@ fn exercism_exits_0_whatever_the_results_and_the_others_fail_unless_all_passed()
     for results in [&passed, &mixed(), &compile_error] {
         assert_eq!(exit_code(Format::Exercism, results), 0);
     }
+}
+
+#[test]
+fn every_format_that_has_a_duration_carries_the_checks_own() {
+    let results = Results::Graded {
+        checks: vec![
+            CheckResult {
+                duration_ms: 1234,
+                ..check("token::unique", Outcome::Passed)
+            },
+            CheckResult {
+                duration_ms: 250,
+                ..check(
+                    "token::unguessable",
+                    Outcome::Failed {
+                        report: "✗ broke".into(),
+                    },
+                )
+            },
+        ],
+    };
+    let github = json(Format::Github, &results);
+    assert_eq!(github["tests"][0]["duration"], 1.234, "{github}");
+    assert_eq!(github["tests"][1]["duration"], 0.25, "{github}");
+    let course = json(Format::Json, &results);
+    assert_eq!(course["checks"][0]["duration"], 1.234, "{course}");
+
+    let junit = format::render(Format::Junit, &results).text;
+    let doc = roxmltree::Document::parse(&junit).expect("JUnit XML parses");
+    let times: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter_map(|n| n.attribute("time"))
+        .collect();
+    assert_eq!(times, ["1.234", "0.250"], "{junit}");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .and_then(|n| n.attribute("time"));
+    assert_eq!(suite, Some("1.484"), "{junit}");
+}
+
+#[test]
+fn the_summary_on_stderr_collapses_an_exercise_not_started_and_says_where_to_begin() {
+    let stub = || Outcome::NotStarted {
+        message: "not started: `acquire` in exercises/src/acquire.rs still says todo!(…)".into(),
+    };
+    let results = Results::Graded {
+        checks: vec![
+            check("token::unique", Outcome::Passed),
+            check("token::unguessable", Outcome::Passed),
+            check("acquire::takes_a_free_lock", stub()),
+            check("acquire::refuses_a_held_lock", stub()),
+        ],
+    };
+    let text = grader::course::grade::summary(&results);
+    assert!(
+        text.contains("acquire: 2 checks, not started — fill in exercises/src/acquire.rs\n"),
+        "{text}"
+    );
+    assert!(!text.contains("acquire::takes_a_free_lock"), "{text}");
+    assert!(text.contains("     ok  token::unique\n"), "{text}");
+    assert!(
+        text.contains("Begin with acquire, in exercises/src/acquire.rs. Read chapter 1,"),
+        "{text}"
+    );
+    assert!(text.contains("2 of 4 checks passed"), "{text}");
 }

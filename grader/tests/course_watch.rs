@@ -5,7 +5,7 @@
 //! editor does and reads the screen: a stub says "not started", a finished
 //! exercise is announced with the next one and its chapter, a compile error
 //! shows cargo's text and the loop goes on, a broken rule shows its report
-//! and `h` reveals its hints one at a time, and the progress file remembers
+//! with its first hint and `h` climbs its hints one at a time, and the progress file remembers
 //! all of it after `q`. It also measures the time from a save to the new
 //! verdict on screen (the course's target: under 3 s once built).
 //!
@@ -266,13 +266,19 @@ fn the_watch_loop_follows_the_learner() {
         s.contains("Broken rule:") && s.contains("watching")
     });
     assert!(screen.contains("▶ acquire"), "{screen}");
-    assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
+    // The report holds the first hint; h climbs to the next, never back.
+    assert!(screen.contains("Hint 1 of 3:"), "{screen}");
+    assert!(!screen.contains("Hint 2 of 3:"), "{screen}");
+    assert!(screen.contains("h shows hint 2 of 3"), "{screen}");
     pane.keys("h");
-    pane.wait("the first hint", WARM, |s| {
-        s.contains("Hint 1 of 3:") && !s.contains("Hint 2 of 3:")
+    let (screen, _) = pane.wait("the second hint", WARM, |s| {
+        s.contains("Hint 2 of 3:") && !s.contains("Hint 3 of 3:")
     });
+    assert!(screen.contains("Hint 1 of 3:"), "{screen}");
     pane.keys("h");
-    pane.wait("the second hint", WARM, |s| s.contains("Hint 2 of 3:"));
+    pane.wait("the third hint", WARM, |s| {
+        s.contains("Hint 2 of 3:") && s.contains("Hint 3 of 3:") && !s.contains("h shows hint")
+    });
 
     // n, p and l move around without grading.
     pane.keys("n");
@@ -280,8 +286,9 @@ fn the_watch_loop_follows_the_learner() {
     pane.keys("p");
     pane.wait("back to acquire", WARM, |s| s.contains("▶ acquire"));
     pane.keys("l");
+    // An exercise not started is one line in the list.
     pane.wait("the list", WARM, |s| {
-        s.contains("Every check") && s.contains("storage (")
+        s.contains("Every check") && s.contains("storage: 8 checks, not started — fill in")
     });
     pane.keys("l");
 
@@ -306,8 +313,12 @@ fn the_watch_loop_follows_the_learner() {
     assert!(progress.contains("done = token\n"), "{progress}");
     assert!(progress.contains("exercise = acquire\n"), "{progress}");
     assert!(
-        progress.contains(" = 2\n"),
-        "two hints of one rule:\n{progress}"
+        progress
+            .contains("hints for acquire must never take a lock that another client holds = 3\n")
+            || progress.contains(
+                "hints for when several clients race for a free lock, exactly one wins = 3\n"
+            ),
+        "the third hint of the rule, by its words:\n{progress}"
     );
 
     eprintln!(

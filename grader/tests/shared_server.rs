@@ -5,7 +5,7 @@
 //!
 //! Each run is this test binary again, started through `unshare --pid`
 //! ([`child_runs_every_check`] is its entry). Where pid namespaces cannot be
-//! made (no `unshare`, no right to use it), the tests say so and do not run.
+//! made (no `unshare`, no right to use it), the tests fail, saying so.
 
 use std::process::{Child, Command, Stdio};
 
@@ -96,10 +96,9 @@ fn outcome(child: Child) -> (String, Vec<String>) {
 fn two_runs_with_the_same_pid_on_one_server_both_pass() {
     let unshare = match namespaces() {
         Ok(args) => args,
-        Err(why) => {
-            eprintln!("not run: no pid namespace can be made here ({why})");
-            return;
-        }
+        Err(why) => panic!(
+            "cannot run here: no pid namespace can be made here ({why}): the test needs `unshare --user --pid` (run it as root, or allow unprivileged user namespaces)"
+        ),
     };
     let (a, b) = (start_run(&unshare, "checks"), start_run(&unshare, "checks"));
     let (a, b) = (outcome(a), outcome(b));
@@ -116,10 +115,9 @@ fn two_runs_with_the_same_pid_on_one_server_both_pass() {
 fn a_run_after_a_killed_one_with_the_same_pid_passes() {
     let unshare = match namespaces() {
         Ok(args) => args,
-        Err(why) => {
-            eprintln!("not run: no pid namespace can be made here ({why})");
-            return;
-        }
+        Err(why) => panic!(
+            "cannot run here: no pid namespace can be made here ({why}): the test needs `unshare --user --pid` (run it as root, or allow unprivileged user namespaces)"
+        ),
     };
     // A run killed while its worlds hold the lock, as pid 1: it leaves every
     // key behind, as SIGKILL would.

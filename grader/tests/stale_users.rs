@@ -25,8 +25,9 @@ fn users_of_runs_whose_claim_is_gone_are_removed_at_the_first_wire() {
             .arg("off")
             .exec(&mut admin)
         {
-            eprintln!("not run: this Redis user may not create users ({e})");
-            return;
+            panic!(
+                "cannot run here: {e}: this Redis user may not create users: the grader's tests need a server where they may (unset REDIS_URL, or set GRADER_REDIS=process)"
+            );
         }
     }
     let claim = format!("{}{alive_id}", prefix::course());

@@ -8,27 +8,11 @@
 //! and which exercises a grading has just completed.
 
 use crate::checks::CHECKS;
+use crate::exercise::of_check as exercise_of;
 use crate::harness::Outcome;
 use crate::verdict::Property;
 
-use super::grade::{CheckResult, exercise_of};
-
-/// The group of checks that plays the stories with the whole lock.
-pub const SCENARIOS: &str = "scenarios";
-
-/// The file the learner edits for `exercise`, if it has one.
-pub fn file_of(exercise: &str) -> Option<String> {
-    (exercise != SCENARIOS).then(|| format!("exercises/src/{exercise}.rs"))
-}
-
-/// The book chapter to read with `exercise` (the scenarios: the chapters
-/// of the stories they play).
-pub fn chapter_of(exercise: &str) -> String {
-    crate::exercise::named(exercise).map_or_else(
-        || Property::SameAsReference.chapter().to_string(),
-        |row| row.chapter_line(),
-    )
-}
+use super::grade::CheckResult;
 
 /// The exercise that `exercises/src/NAME.rs` holds, if it is one.
 pub fn exercise_of_file(file_name: &str) -> Option<&'static str> {
@@ -192,6 +176,7 @@ mod tests {
             name: name.to_string(),
             outcome,
             printed: String::new(),
+            duration_ms: 0,
         }
     }
 

@@ -21,7 +21,7 @@ use super::process;
 use super::{Format, GradeArgs, format};
 use crate::checks;
 use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
-use crate::harness::{Arguments, Outcome};
+use crate::harness::{Arguments, Outcome, groups};
 use crate::isolation::{Isolation, Limit, Limits, Spec, Toolchain};
 
 /// How to grade.
@@ -124,9 +124,7 @@ impl Results {
 }
 
 /// The exercise a check belongs to: `acquire` for `acquire::explored`.
-pub fn exercise_of(check: &str) -> &str {
-    check.split("::").next().unwrap_or(check)
-}
+pub use crate::exercise::of_check as exercise_of;
 
 /// The text a person reads for one outcome: empty for a pass.
 pub fn message(name: &str, outcome: &Outcome) -> String {
@@ -219,12 +217,13 @@ enum Built {
     CompileError(String),
 }
 
-/// Builds the exercises' test binary without running it: `None` when it
-/// built, cargo's text when the exercises did not compile.
-pub fn build(options: &Options) -> Result<Option<String>, CourseError> {
+/// Builds the exercises' test binary and the learner's runner without
+/// running them: the runner's path, or (`Err`) cargo's text when the
+/// exercises did not compile.
+pub fn build(options: &Options) -> Result<Result<PathBuf, String>, CourseError> {
     match compile(options, options.time_limit)? {
-        Built::Binary(_) => Ok(None),
-        Built::CompileError(output) => Ok(Some(output)),
+        Built::Binary(runner) => Ok(Ok(runner)),
+        Built::CompileError(output) => Ok(Err(output)),
     }
 }
 
@@ -375,8 +374,9 @@ fn nonce() -> Result<String, CourseError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// A line per check, then the message of each that did not pass, then the
-/// points: what `cargo course grade` prints on standard error.
+/// A line per check (one per exercise not started), then the message of each
+/// other check that did not pass, where to go next, and the points: what
+/// `cargo course grade` prints on standard error.
 pub fn summary(results: &Results) -> String {
     let rows = format::rows(results);
     let mut out = String::new();
@@ -384,15 +384,39 @@ pub fn summary(results: &Results) -> String {
         out.push_str(output);
         out.push_str("\nThe exercises did not compile: no check ran.\n");
     }
-    for row in &rows {
-        let mark = match row.status {
-            format::Status::Pass => "ok",
-            format::Status::Fail => "FAILED",
-            format::Status::Error => "NOT RUN",
-        };
-        out.push_str(&format!("{mark:>7}  {}\n", row.name));
+    let outcomes: Vec<(&str, &Outcome)> = results
+        .checks()
+        .iter()
+        .map(|c| (c.name.as_str(), &c.outcome))
+        .collect();
+    let untouched: Vec<&str> = groups::by_exercise(&outcomes, |(name, _)| name)
+        .into_iter()
+        .filter(|(_, checks)| groups::untouched(checks.iter().map(|(_, o)| *o)))
+        .map(|(exercise, _)| exercise)
+        .collect();
+    let collapsed = |row: &format::Row| untouched.contains(&row.exercise.as_str());
+    for (exercise, of_exercise) in groups::by_exercise(&rows, |r| &r.name) {
+        if untouched.contains(&exercise) {
+            out.push_str(&format!(
+                "{:>7}  {}\n",
+                "",
+                groups::untouched_line(exercise, of_exercise.len())
+            ));
+            continue;
+        }
+        for row in of_exercise {
+            let mark = match row.status {
+                format::Status::Pass => "ok",
+                format::Status::Fail => "FAILED",
+                format::Status::Error => "NOT RUN",
+            };
+            out.push_str(&format!("{mark:>7}  {}\n", row.name));
+        }
     }
-    for row in rows.iter().filter(|r| r.status != format::Status::Pass) {
+    for row in rows
+        .iter()
+        .filter(|r| r.status != format::Status::Pass && !collapsed(r))
+    {
         if matches!(results, Results::Graded { .. }) {
             out.push_str(&format!(
                 "\n---- {} ----\n{}\n",
@@ -400,6 +424,9 @@ pub fn summary(results: &Results) -> String {
                 row.message.trim_end()
             ));
         }
+    }
+    if let Some(step) = groups::next_step(&outcomes) {
+        out.push_str(&format!("\n{step}\n"));
     }
     out.push_str(&format!(
         "\n{} of {} checks passed: {} of {} points\n",

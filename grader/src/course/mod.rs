@@ -68,7 +68,7 @@ pub enum Command {
 /// `cargo course reset`.
 #[derive(Debug, clap::Args)]
 pub struct ResetArgs {
-    /// The exercise: token, acquire, release, fencing or storage.
+    /// The exercise, as its file under exercises/src is named (token, acquire, …).
     #[arg(value_name = "EXERCISE")]
     pub exercise: String,
     /// Do not ask first.
@@ -122,9 +122,15 @@ pub struct BatchArgs {
     /// The folder that holds one submission (a folder or a git clone) per student.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// Where to write results.csv and summary.html (default: DIR).
-    #[arg(long, value_name = "DIR")]
+    /// The folder to write results.csv and summary.html into (default: beside
+    /// DIR, named DIR-results; never inside DIR, where it would be read as a
+    /// submission).
+    #[arg(long, value_name = "OUT")]
     pub out: Option<PathBuf>,
+    /// The book the summary's chapter links open (default: the one `book/serve`
+    /// serves).
+    #[arg(long, value_name = "URL", default_value = batch::summary::DEFAULT_BOOK)]
+    pub book_url: String,
     /// How many submissions to grade at once (default: the number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,

@@ -2,17 +2,19 @@
 //!
 //! `cargo course` keeps, in `.course-progress` at the top of the workspace
 //! (git-ignored), the exercise on screen, the exercises completed, and how
-//! many hints of each broken rule have been shown, so that a learner who
-//! comes back tomorrow finds the same exercise and is not shown the first
-//! hint again. The file is meant to be read, and may be edited or deleted
-//! (which starts over); lines it does not know are kept out of the way, not
-//! refused, so a file from another version of the course still loads.
+//! far up its hints each broken rule has been read, so that a learner who
+//! comes back tomorrow finds the same exercise and the hints where they left
+//! them. A rule is written as the report states it. The file is meant to be
+//! read, and may be edited or deleted (which starts over); lines it does not
+//! know are kept out of the way, not refused, so a file from another version
+//! of the course still loads (rules named as the grader's code names them,
+//! `hints ReleaseSparesOthers = 2`, included).
 //!
 //! ```text
-//! # Your progress in the course, kept by `cargo course`. Delete this file to start over.
+//! # Your progress in the course, kept by `cargo course`. …
 //! exercise = release
 //! done = token acquire
-//! hints ReleaseSparesOthers = 2
+//! hints for a release must never delete another client's lock = 2
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,8 +27,7 @@ use crate::verdict::Property;
 /// The file's name, at the top of the workspace.
 pub const FILE_NAME: &str = ".course-progress";
 
-/// The most hints a rule has.
-pub const HINT_LEVELS: u8 = 3;
+pub use crate::verdict::HINT_LEVELS;
 
 /// What the file holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,7 +36,8 @@ pub struct Progress {
     pub exercise: Option<String>,
     /// The exercises whose every check passed.
     pub done: BTreeSet<String>,
-    /// How many hints of each rule were shown, by the rule's name.
+    /// The highest hint of each rule read so far (the report shows the
+    /// first), by the rule's sentence.
     hints: BTreeMap<String, u8>,
 }
 
@@ -68,7 +70,8 @@ impl Progress {
             if line.starts_with('#') {
                 continue;
             }
-            let Some((key, value)) = line.split_once('=') else {
+            // The value is a word or a number; a rule's sentence, in the key, may hold anything.
+            let Some((key, value)) = line.rsplit_once('=') else {
                 continue;
             };
             let (key, value) = (key.trim(), value.trim());
@@ -80,8 +83,12 @@ impl Progress {
                     progress.done = value.split_whitespace().map(str::to_string).collect();
                 }
                 Some(("hints", rule)) => {
+                    let rule = rule.trim();
+                    let rule = rule.strip_prefix("for ").unwrap_or(rule);
                     if let (Some(p), Ok(n)) = (rule_named(rule.trim()), value.parse::<u8>()) {
-                        progress.hints.insert(format!("{p:?}"), n.min(HINT_LEVELS));
+                        progress
+                            .hints
+                            .insert(p.rule().to_string(), n.min(HINT_LEVELS));
                     }
                 }
                 _ => {}
@@ -101,31 +108,41 @@ impl Progress {
         }
         let done: Vec<&str> = self.done.iter().map(String::as_str).collect();
         out.push_str(&format!("done = {}\n", done.join(" ")));
+        if !self.hints.is_empty() {
+            out.push_str(&format!(
+                "# The hints read for each rule your lock broke (1 to {HINT_LEVELS}; the report shows the first):\n"
+            ));
+        }
         for (rule, n) in &self.hints {
-            out.push_str(&format!("hints {rule} = {n}\n"));
+            out.push_str(&format!("hints for {rule} = {n}\n"));
         }
         out
     }
 
-    /// How many hints of `rule` were shown.
-    pub fn hints_shown(&self, rule: Property) -> u8 {
-        self.hints.get(&format!("{rule:?}")).copied().unwrap_or(0)
+    /// The highest hint of `rule` read so far: 1, the one its report shows,
+    /// until `h` asks for the next.
+    pub fn hint_level(&self, rule: Property) -> u8 {
+        self.hints.get(rule.rule()).copied().unwrap_or(1).max(1)
     }
 
-    /// Shows one more hint of `rule`; false when all were shown already.
+    /// Climbs to the next hint of `rule`; false when the last was read already.
     pub fn next_hint(&mut self, rule: Property) -> bool {
-        let shown = self.hints.entry(format!("{rule:?}")).or_insert(0);
-        if *shown >= HINT_LEVELS {
+        let level = self.hint_level(rule);
+        if level >= HINT_LEVELS {
             return false;
         }
-        *shown += 1;
+        self.hints.insert(rule.rule().to_string(), level + 1);
         true
     }
 }
 
-/// The rule called `name` in the file (its name in the grader's code).
+/// The rule called `name` in the file: its sentence, or (in files of earlier
+/// versions) its name in the grader's code.
 fn rule_named(name: &str) -> Option<Property> {
-    Property::ALL.into_iter().find(|p| format!("{p:?}") == name)
+    let name = name.trim_end_matches('.');
+    Property::ALL
+        .into_iter()
+        .find(|p| p.rule() == name || format!("{p:?}") == name)
 }
 
 #[cfg(test)]
@@ -140,23 +157,57 @@ mod tests {
             ..Progress::default()
         };
         assert!(progress.next_hint(Property::ReleaseSparesOthers));
-        assert!(progress.next_hint(Property::ReleaseSparesOthers));
         let text = progress.render();
         assert!(text.contains("exercise = release\n"), "{text}");
         assert!(text.contains("done = acquire token\n"), "{text}");
-        assert!(text.contains("hints ReleaseSparesOthers = 2\n"), "{text}");
+        assert!(
+            text.contains("hints for a release must never delete another client's lock = 2\n"),
+            "the rule as the report states it:\n{text}"
+        );
+        assert!(!text.contains("ReleaseSparesOthers"), "{text}");
         assert_eq!(Progress::parse(&text), progress);
+        // Every rule's sentence reads back, whatever it holds.
+        for rule in Property::ALL {
+            let mut one = Progress::default();
+            assert!(one.next_hint(rule));
+            assert_eq!(
+                Progress::parse(&one.render()).hint_level(rule),
+                2,
+                "{rule:?}"
+            );
+        }
     }
 
     #[test]
-    fn hints_stop_at_the_last_level() {
+    fn hints_climb_from_the_reports_to_the_last_and_stop() {
         let mut progress = Progress::default();
-        for _ in 0..HINT_LEVELS {
+        assert_eq!(progress.hint_level(Property::LockHasTtl), 1, "the report's");
+        for level in 2..=HINT_LEVELS {
             assert!(progress.next_hint(Property::LockHasTtl));
+            assert_eq!(progress.hint_level(Property::LockHasTtl), level);
         }
         assert!(!progress.next_hint(Property::LockHasTtl));
-        assert_eq!(progress.hints_shown(Property::LockHasTtl), HINT_LEVELS);
-        assert_eq!(progress.hints_shown(Property::OneWinner), 0);
+        assert_eq!(progress.hint_level(Property::LockHasTtl), HINT_LEVELS);
+        assert_eq!(progress.hint_level(Property::OneWinner), 1);
+    }
+
+    #[test]
+    fn a_file_of_an_earlier_version_still_loads() {
+        // As the loop wrote it before rules were written as sentences.
+        let old = "# Your progress in the course, kept by `cargo course`.\n\
+                   exercise = release\n\
+                   done = token acquire\n\
+                   hints ReleaseSparesOthers = 2\n\
+                   hints TokensUnguessable = 3\n";
+        let progress = Progress::parse(old);
+        assert_eq!(progress.exercise.as_deref(), Some("release"));
+        assert_eq!(progress.hint_level(Property::ReleaseSparesOthers), 2);
+        assert_eq!(progress.hint_level(Property::TokensUnguessable), 3);
+        let text = progress.render();
+        assert!(
+            text.contains("hints for a token must carry about 128 random bits or more = 3\n"),
+            "written back in the new words:\n{text}"
+        );
     }
 
     #[test]
@@ -165,8 +216,8 @@ mod tests {
             "colour = blue\nhints NoSuchRule = 2\nhints OneWinner = 9\nexercise = fencing\n",
         );
         assert_eq!(progress.exercise.as_deref(), Some("fencing"));
-        assert_eq!(progress.hints_shown(Property::OneWinner), HINT_LEVELS);
-        assert_eq!(progress.render().matches("hints").count(), 1);
+        assert_eq!(progress.hint_level(Property::OneWinner), HINT_LEVELS);
+        assert_eq!(progress.render().matches("\nhints ").count(), 1);
     }
 
     #[test]

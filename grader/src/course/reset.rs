@@ -13,16 +13,17 @@ use std::process::{Command, ExitCode};
 
 use super::board;
 use super::error::CourseError;
+use crate::exercise;
 
 /// Puts the stub of `exercise` back in the course at `root`, asking first
 /// unless `yes`.
 pub fn run(root: &Path, exercise: &str, yes: bool) -> Result<ExitCode, CourseError> {
     let file = board::exercise_of_file(&format!("{exercise}.rs"))
-        .and_then(board::file_of)
+        .and_then(exercise::file_of)
         .ok_or_else(|| {
             CourseError::Usage(format!(
-                "there is no exercise {exercise:?}: the exercises are token, acquire, release, \
-                 fencing and storage"
+                "there is no exercise {exercise:?}: the exercises are {}",
+                exercise::names()
             ))
         })?;
     let (commit, stub) = committed_stub(root, &file)?;

@@ -8,16 +8,22 @@
 //! pure function of its inputs, so a test can read the screen without a
 //! terminal, and the same state always draws the same screen.
 
-use crate::harness::Outcome;
+use crate::exercise;
+use crate::harness::{Outcome, groups};
 
-use super::board::{self, Board, Entry, broken_rule};
+use super::board::{Board, Entry, broken_rule};
 use super::progress::{HINT_LEVELS, Progress};
 
 /// How wide a line of check marks grows before the next begins.
 const MARKS_WIDTH: usize = 100;
 
 /// The keys, as the last line shows them.
-pub const KEYS: &str = "h hint · n/p next/previous exercise · l list · r re-run · q quit";
+pub const KEYS: &str =
+    "h hint · n/p next/previous exercise · l list · j/k scroll · r re-run · q quit";
+
+/// How a screen says that more of its report or list is below: `j` moves
+/// on only then.
+pub const MORE_BELOW: &str = "more lines: j scrolls down";
 
 /// What the loop is doing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,8 +60,11 @@ pub struct View {
     pub news: Vec<String>,
     /// The first check of the exercise whose failed run is kept for the player.
     pub kept_run: Option<&'static str>,
-    /// The terminal's height in lines, when known: a long report is cut to fit.
+    /// The terminal's height in lines, when known: a long report or list is
+    /// shown a screenful at a time.
     pub height: Option<usize>,
+    /// How many lines of the report or list are scrolled past (`j`/`k`).
+    pub scroll: usize,
 }
 
 /// Draws the screen.
@@ -91,7 +100,11 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
     let mut lines = top;
     lines.extend(head);
     let fixed = lines.len() + tail.len() + footer.len();
-    lines.extend(fit(report, view.height.map(|h| h.saturating_sub(fixed))));
+    lines.extend(fit(
+        report,
+        view.height.map(|h| h.saturating_sub(fixed)),
+        view.scroll,
+    ));
     lines.extend(tail);
     lines.extend(footer);
     lines.join("\n")
@@ -158,7 +171,15 @@ fn list(board: &Board) -> Vec<String> {
     let mut out = vec!["Every check (✓ passes, ✗ fails, · not started, … not graded yet):".into()];
     for exercise in board.exercises() {
         let t = board.tally(exercise);
-        let file = board::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
+        let outcomes: Option<Vec<&Outcome>> = board
+            .checks_of(exercise)
+            .map(|e| e.outcome.as_ref())
+            .collect();
+        if outcomes.is_some_and(groups::untouched) {
+            out.push(format!("  {}", groups::untouched_line(exercise, t.total)));
+            continue;
+        }
+        let file = exercise::file_of(exercise).unwrap_or_else(|| "your whole lock".into());
         out.push(format!("  {exercise} ({file}): {}/{}", t.passed, t.total));
         for entry in board.checks_of(exercise) {
             out.push(format!("      {} {}", mark(entry), short(entry.name)));
@@ -178,10 +199,10 @@ fn exercise(
     let x = view.exercise;
     let t = board.tally(x);
     let place =
-        board::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
+        exercise::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
-        format!("  Read: chapter {}", board::chapter_of(x)),
+        read_line(&exercise::chapter_of(x)),
         String::new(),
     ];
     // The checks, a few to a line.
@@ -224,19 +245,20 @@ fn exercise(
     }
     match broken_rule(outcome) {
         Some(rule) => {
-            let shown = progress.hints_shown(rule);
+            // The report holds hint 1; those above it that `h` revealed follow, in order.
+            let level = progress.hint_level(rule);
             let levels = rule.hint_levels();
-            if shown > 0 {
+            if level > 1 {
                 tail.push(String::new());
             }
-            for (i, hint) in levels.iter().enumerate().take(usize::from(shown)) {
+            for (i, hint) in levels.iter().enumerate().take(usize::from(level)).skip(1) {
                 tail.push(format!("Hint {} of {HINT_LEVELS}: {hint}", i + 1));
             }
-            if shown < HINT_LEVELS {
+            if level < HINT_LEVELS {
                 tail.push(String::new());
                 tail.push(format!(
                     "h shows hint {} of {HINT_LEVELS} for this rule.",
-                    shown + 1
+                    level + 1
                 ));
             }
         }
@@ -249,21 +271,45 @@ fn exercise(
     (head, report, tail)
 }
 
-/// Cuts `lines` to `room` lines, saying how many were left out.
-fn fit(mut lines: Vec<String>, room: Option<usize>) -> Vec<String> {
+/// `  Read: chapter 2, … (book/src/releasing.md), served at http://…/releasing.html`:
+/// the file, and the page `book/serve` serves.
+fn read_line(chapter: &str) -> String {
+    match exercise::page_of(chapter) {
+        Some(page) => format!(
+            "  Read: chapter {chapter}, served at {}{page}",
+            exercise::SERVED_BOOK
+        ),
+        None => format!("  Read: chapter {chapter}"),
+    }
+}
+
+/// The screenful of `lines` that fits in `room` lines, `scroll` lines down
+/// (as far as the last screenful), saying how many lines are above and below.
+fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
     let Some(room) = room else {
         return lines;
     };
     if lines.len() <= room {
         return lines;
     }
-    let keep = room.saturating_sub(1).max(3);
-    let cut = lines.len().saturating_sub(keep);
-    lines.truncate(keep);
-    lines.push(format!(
-        "… {cut} more lines: make the terminal taller, or run the check with cargo test -p exercises"
-    ));
-    lines
+    // Two lines of the room say what is above and below.
+    let window = room.saturating_sub(2).max(3);
+    let from = scroll.min(lines.len().saturating_sub(window));
+    let to = (from + window).min(lines.len());
+    let mut shown = Vec::with_capacity(window + 2);
+    shown.push(if from > 0 {
+        format!("… {from} lines above: k scrolls up")
+    } else {
+        String::new()
+    });
+    shown.extend(lines[from..to].iter().cloned());
+    let below = lines.len() - to;
+    if below > 0 {
+        shown.push(format!(
+            "… {below} {MORE_BELOW} (or run the check with cargo test -p exercises)"
+        ));
+    }
+    shown
 }
 
 #[cfg(test)]
@@ -281,6 +327,7 @@ mod tests {
             news: Vec::new(),
             kept_run: None,
             height: None,
+            scroll: 0,
         }
     }
 
@@ -291,6 +338,7 @@ mod tests {
                 name: e.name.to_string(),
                 outcome: outcome.clone(),
                 printed: String::new(),
+                duration_ms: 0,
             })
             .collect();
         board.record(&results);
@@ -320,6 +368,12 @@ mod tests {
         );
         assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
         assert!(
+            screen.contains(
+                "(book/src/releasing.md), served at http://localhost:3000/releasing.html"
+            ),
+            "the chapter's page in the served book:\n{screen}"
+        );
+        assert!(
             screen.contains("Broken rule:   a release must never delete another client's lock."),
             "{screen}"
         );
@@ -328,22 +382,33 @@ mod tests {
             screen.contains("[██│"),
             "token's two cells are full:\n{screen}"
         );
-        assert!(screen.contains("h shows hint 1 of 3"), "{screen}");
+        let [nudge, idea, shape] = Property::ReleaseSparesOthers.hint_levels();
         assert!(
-            !screen.contains("Hint 1 of 3"),
-            "no hint before h:\n{screen}"
-        );
-        assert!(screen.ends_with(KEYS));
-
-        progress.next_hint(Property::ReleaseSparesOthers);
-        let screen = draw(&board, &progress, &view("release"));
-        let [nudge, idea, _] = Property::ReleaseSparesOthers.hint_levels();
-        assert!(
-            screen.contains(&format!("Hint 1 of 3: {nudge}")),
-            "{screen}"
+            screen.contains(&format!("Hint 1 of 3: {nudge} (")),
+            "the report's own hint is the first:\n{screen}"
         );
         assert!(!screen.contains(idea), "{screen}");
         assert!(screen.contains("h shows hint 2 of 3"), "{screen}");
+        assert!(screen.ends_with(KEYS));
+
+        // Each h climbs one hint, and what was shown stays, in order.
+        progress.next_hint(Property::ReleaseSparesOthers);
+        let screen = draw(&board, &progress, &view("release"));
+        let at = |text: &str| screen.find(text);
+        assert!(at(nudge) < at(idea) && at(idea).is_some(), "{screen}");
+        assert!(screen.contains(&format!("Hint 2 of 3: {idea}")), "{screen}");
+        assert!(!screen.contains(shape), "{screen}");
+        assert!(screen.contains("h shows hint 3 of 3"), "{screen}");
+
+        progress.next_hint(Property::ReleaseSparesOthers);
+        let screen = draw(&board, &progress, &view("release"));
+        let at = |text: &str| screen.find(text);
+        assert!(at(idea) < at(shape) && at(nudge) < at(idea), "{screen}");
+        assert!(
+            screen.contains(&format!("Hint 3 of 3: {shape}")),
+            "{screen}"
+        );
+        assert!(!screen.contains("h shows hint"), "{screen}");
     }
 
     #[test]
@@ -372,7 +437,27 @@ mod tests {
         v.height = Some(40);
         let screen = draw(&board, &Progress::default(), &v);
         assert_eq!(screen.lines().count(), 40, "{screen}");
-        assert!(screen.contains("more lines"), "{screen}");
+        assert!(screen.contains("more lines: j scrolls down"), "{screen}");
+        assert!(screen.contains("\nline 0\n"), "{screen}");
+        assert!(!screen.contains("lines above"), "{screen}");
         assert!(screen.ends_with(KEYS));
+
+        // j scrolls on, as far as the last screenful and no further.
+        v.scroll = 50;
+        let screen = draw(&board, &Progress::default(), &v);
+        assert_eq!(screen.lines().count(), 40, "{screen}");
+        assert!(
+            screen.contains("… 50 lines above: k scrolls up"),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("\nline 50\n") && !screen.contains("\nline 49\n"),
+            "{screen}"
+        );
+        v.scroll = 10_000;
+        let screen = draw(&board, &Progress::default(), &v);
+        assert!(screen.contains("\nline 199\n"), "{screen}");
+        assert!(!screen.contains("more lines"), "{screen}");
+        assert!(screen.lines().count() <= 40, "{screen}");
     }
 }

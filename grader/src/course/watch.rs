@@ -19,13 +19,14 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use super::board::{self, Board, SCENARIOS, broken_rule};
+use super::board::{self, Board, broken_rule};
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
 use super::open::runs_dir;
 use super::progress::Progress;
 use super::screen::{self, Mode, Status, View};
 use super::terminal::{self, RawKeys};
+use crate::exercise::{self, SCENARIOS};
 use crate::recording;
 
 /// How long the files must stay quiet after a write before it counts as a
@@ -65,6 +66,8 @@ struct Loop {
     work: Sender<(u64, Pass)>,
     /// The exercise saved last, shown while it has a check that fails.
     saved: Option<&'static str>,
+    /// Whether the screen shown has more of its report or list below.
+    more_below: bool,
 }
 
 /// Runs the loop on the course at `root` until the learner quits.
@@ -99,12 +102,14 @@ pub fn run(root: PathBuf) -> Result<ExitCode, CourseError> {
             news: Vec::new(),
             kept_run: None,
             height: terminal::height(),
+            scroll: 0,
         },
         generation: 0,
         passes: VecDeque::new(),
         busy: false,
         work,
         saved: None,
+        more_below: false,
     };
     // Clear once; each screen then draws over the last.
     print!("\x1b[2J");
@@ -169,7 +174,13 @@ impl Loop {
             .iter()
             .position(|x| *x == self.view.exercise)
             .unwrap_or(0);
+        // Another screen starts at its top; j and k move within one.
+        if !matches!(key, b'j' | b'k') {
+            self.view.scroll = 0;
+        }
         match key {
+            b'j' if self.more_below => self.view.scroll += 1,
+            b'k' => self.view.scroll = self.view.scroll.saturating_sub(1),
             b'h' => self.hint(),
             b'n' => {
                 self.view.exercise = exercises[(at + 1).min(exercises.len() - 1)];
@@ -290,13 +301,13 @@ impl Loop {
             .find(|x| !self.board.tally(x).done());
         match next {
             Some(next) => {
-                let place = board::file_of(next).map_or(
+                let place = exercise::file_of(next).map_or(
                     "the book's stories, with your whole lock".to_string(),
                     |f| format!("in {f}"),
                 );
                 format!(
                     "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
-                    board::chapter_of(next)
+                    exercise::chapter_of(next)
                 )
             }
             None => format!(
@@ -317,7 +328,9 @@ impl Loop {
                     && recording::file(&runs, e.name).exists()
             })
             .map(|e| e.name);
-        terminal::show(&screen::draw(&self.board, &self.progress, &self.view));
+        let screen = screen::draw(&self.board, &self.progress, &self.view);
+        self.more_below = screen.contains(screen::MORE_BELOW);
+        terminal::show(&screen);
     }
 
     fn save_progress(&mut self) {

@@ -26,6 +26,7 @@
 pub mod arguments;
 mod capture;
 mod child;
+pub mod groups;
 pub mod outcome;
 mod private;
 pub mod results;
@@ -158,8 +159,7 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
             })
     };
     let started = Instant::now();
-    let mut printer =
-        summary::Printer::new(lock.name, args.quiet, args.show_output, selected.len());
+    let mut printer = summary::Printer::new(lock.name, args.quiet, args.show_output, &selected);
     let _ = printer.start(&mut out);
     if selected.is_empty() {
         let _ = writeln!(
@@ -287,6 +287,7 @@ fn not_run(reason: &str) -> Finished {
             reason: reason.to_string(),
         },
         output: Output::default(),
+        took: Duration::ZERO,
     }
 }
 

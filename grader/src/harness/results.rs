@@ -47,6 +47,10 @@ pub struct CheckResult {
     pub outcome: Outcome,
     /// What its process printed (stdout and stderr), control characters spelled out.
     pub printed: String,
+    /// The real time its process took, in milliseconds (0 in a file from a
+    /// version that did not record it).
+    #[serde(default)]
+    pub duration_ms: u64,
 }
 
 /// Where to write the results, and the nonce to write with them: `None`
@@ -84,6 +88,7 @@ pub(super) fn write(path: &str, nonce: &str, results: &[(&str, Finished)]) -> io
                 } else {
                     finished.output.indented("")
                 },
+                duration_ms: u64::try_from(finished.took.as_millis()).unwrap_or(u64::MAX),
             })
             .collect(),
     };
@@ -128,6 +133,7 @@ mod tests {
                 name: "token::unique".into(),
                 outcome: Outcome::Passed,
                 printed: String::new(),
+                duration_ms: 12,
             }],
         };
         fs::write(&path, serde_json::to_vec(&file).expect("serialises")).expect("writes");

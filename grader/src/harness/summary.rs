@@ -5,10 +5,15 @@
 //! behind a bar, then libtest's summary line, whose counts come from verdicts:
 //! `passed` counts passing verdicts, and every selected check without one is
 //! `failed`. Cargo, CI scripts and editors read this shape.
+//!
+//! An exercise not started (every check stopped at a stub, see [`groups`])
+//! is one line instead of a line and a report per check, and the run ends
+//! with where to go next: the exercise to work on and its chapter.
 
 use std::io::{self, Write};
 use std::time::Duration;
 
+use super::groups;
 use super::outcome::Outcome;
 use super::supervise::Finished;
 
@@ -25,10 +30,13 @@ pub(super) struct Printer<'a> {
     pub show_output: bool,
     /// The lock's name, for reports the harness writes itself.
     pub lock: &'a str,
-    /// How many results are printed so far.
+    /// The selected checks, in their order.
+    selected: &'a [&'a str],
+    /// How many results are in so far.
     printed: usize,
-    /// How many checks the run selected.
-    total: usize,
+    /// The results of the exercise in progress, held until its last check
+    /// is in: an exercise not started is then one line.
+    pending: Vec<(&'a str, Outcome)>,
 }
 
 /// The counts of the summary line.
@@ -43,46 +51,69 @@ pub struct Counts {
 }
 
 impl<'a> Printer<'a> {
-    /// A printer for a run of `total` selected checks.
-    pub(super) fn new(lock: &'a str, quiet: bool, show_output: bool, total: usize) -> Self {
+    /// A printer for a run of the `selected` checks.
+    pub(super) fn new(
+        lock: &'a str,
+        quiet: bool,
+        show_output: bool,
+        selected: &'a [&'a str],
+    ) -> Self {
         Printer {
             quiet,
             show_output,
             lock,
+            selected,
             printed: 0,
-            total,
+            pending: Vec::new(),
         }
     }
 
     /// The opening lines.
     pub(super) fn start(&self, out: &mut impl Write) -> io::Result<()> {
-        let s = if self.total == 1 { "" } else { "s" };
+        let total = self.selected.len();
+        let s = if total == 1 { "" } else { "s" };
         writeln!(out)?;
-        writeln!(out, "running {} test{s}", self.total)
+        writeln!(out, "running {total} test{s}")
     }
 
-    /// One check's result line (or character).
+    /// One check's result, which comes in the checks' order: its character
+    /// at once with `-q`, else its line once its exercise's last check is in.
     pub(super) fn result(
         &mut self,
         out: &mut impl Write,
-        name: &str,
+        name: &'a str,
         finished: &Finished,
     ) -> io::Result<()> {
         self.printed += 1;
-        let passed = finished.outcome.passed();
+        let total = self.selected.len();
         if self.quiet {
+            let passed = finished.outcome.passed();
             write!(out, "{}", if passed { '.' } else { 'F' })?;
             if self.printed.is_multiple_of(QUIET_WIDTH) {
-                write!(out, " {}/{}", self.printed, self.total)?;
+                write!(out, " {}/{total}", self.printed)?;
                 writeln!(out)?;
             }
             return out.flush();
         }
-        writeln!(
-            out,
-            "test {name} ... {}",
-            if passed { "ok" } else { "FAILED" }
-        )
+        self.pending.push((name, finished.outcome.clone()));
+        let exercise = crate::exercise::of_check(name);
+        let last_of_exercise = self
+            .selected
+            .get(self.printed)
+            .is_none_or(|next| crate::exercise::of_check(next) != exercise);
+        if !last_of_exercise {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        if groups::untouched(pending.iter().map(|(_, o)| o)) {
+            writeln!(out, "{}", groups::untouched_line(exercise, pending.len()))?;
+        } else {
+            for (name, outcome) in &pending {
+                let mark = if outcome.passed() { "ok" } else { "FAILED" };
+                writeln!(out, "test {name} ... {mark}")?;
+            }
+        }
+        out.flush()
     }
 
     /// The reports, the list of failures and the summary line.
@@ -96,6 +127,17 @@ impl<'a> Printer<'a> {
         if self.quiet && !self.printed.is_multiple_of(QUIET_WIDTH) {
             writeln!(out)?;
         }
+        // The exercises not started are said in one line each, not check by check.
+        let untouched: Vec<(&str, usize)> = groups::by_exercise(results, |(name, _)| name)
+            .into_iter()
+            .filter(|(_, checks)| groups::untouched(checks.iter().map(|(_, f)| &f.outcome)))
+            .map(|(exercise, checks)| (exercise, checks.len()))
+            .collect();
+        let collapsed = |name: &str| {
+            untouched
+                .iter()
+                .any(|(x, _)| *x == crate::exercise::of_check(name))
+        };
         let (passes, failures): (Vec<_>, Vec<_>) =
             results.iter().partition(|(_, f)| f.outcome.passed());
         if self.show_output {
@@ -116,9 +158,13 @@ impl<'a> Printer<'a> {
                 }
             }
         }
-        if !failures.is_empty() {
+        let reported: Vec<_> = failures
+            .iter()
+            .filter(|(name, _)| !collapsed(name))
+            .collect();
+        if !reported.is_empty() {
             writeln!(out, "\nfailures:\n")?;
-            for (name, finished) in &failures {
+            for (name, finished) in &reported {
                 writeln!(out, "---- {name} ----")?;
                 write!(out, "{}", self.body(name, &finished.outcome))?;
                 if !finished.output.is_empty() {
@@ -128,13 +174,27 @@ impl<'a> Printer<'a> {
                 writeln!(out)?;
             }
             writeln!(out, "\nfailures:")?;
-            for (name, _) in &failures {
+            for (name, _) in &reported {
                 writeln!(out, "    {name}")?;
             }
         }
+        if self.quiet && !untouched.is_empty() {
+            writeln!(out)?;
+            for (exercise, checks) in &untouched {
+                writeln!(out, "{}", groups::untouched_line(exercise, *checks))?;
+            }
+        }
+        let outcomes: Vec<(&str, &Outcome)> = results
+            .iter()
+            .map(|(name, f)| (*name, &f.outcome))
+            .collect();
+        if let Some(step) = groups::next_step(&outcomes) {
+            writeln!(out)?;
+            writeln!(out, "{step}")?;
+        }
         let counts = Counts {
             passed: passes.len(),
-            failed: self.total - passes.len(),
+            failed: self.selected.len() - passes.len(),
             filtered_out,
         };
         writeln!(out)?;
@@ -190,5 +250,89 @@ fn capitalised(text: &str) -> String {
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::Output;
+
+    fn finished(outcome: Outcome) -> Finished {
+        Finished {
+            outcome,
+            output: Output::default(),
+            took: Duration::ZERO,
+        }
+    }
+
+    fn stub() -> Outcome {
+        Outcome::NotStarted {
+            message: "not started: `new_token` in exercises/src/token.rs still says todo!(…)"
+                .into(),
+        }
+    }
+
+    /// Prints a run of `results` and returns what it printed.
+    fn printed(results: &[(&str, Finished)], quiet: bool) -> String {
+        let names: Vec<&str> = results.iter().map(|(n, _)| *n).collect();
+        let mut out = Vec::new();
+        let mut printer = Printer::new("your lock", quiet, false, &names);
+        printer.start(&mut out).expect("prints");
+        for (name, f) in results {
+            printer.result(&mut out, name, f).expect("prints");
+        }
+        printer
+            .finish(&mut out, results, 0, Duration::ZERO)
+            .expect("prints");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    #[test]
+    fn an_exercise_not_started_is_one_line_and_the_started_one_is_reported() {
+        let results = [
+            ("token::unique", finished(Outcome::Passed)),
+            ("token::unguessable", finished(Outcome::Passed)),
+            (
+                "release::releases_its_own_lock",
+                finished(Outcome::Failed {
+                    report: "✗ release::releases_its_own_lock\n  Broken rule: x.".into(),
+                }),
+            ),
+            ("release::slow_job", finished(stub())),
+            ("fencing::a", finished(stub())),
+            ("fencing::b", finished(stub())),
+        ];
+        let text = printed(&results, false);
+        assert!(text.contains("test token::unique ... ok\n"), "{text}");
+        assert!(
+            text.contains("test release::releases_its_own_lock ... FAILED\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("test release::slow_job ... FAILED\n"),
+            "a started exercise keeps every line:\n{text}"
+        );
+        assert!(
+            text.contains("\nfencing: 2 checks, not started — fill in exercises/src/fencing.rs\n"),
+            "{text}"
+        );
+        assert!(!text.contains("fencing::a"), "{text}");
+        assert!(text.contains("---- release::slow_job ----"), "{text}");
+        assert!(
+            text.contains("\nNext: release, in exercises/src/release.rs: 0 of 2 checks pass."),
+            "{text}"
+        );
+        assert!(
+            text.contains("test result: FAILED. 2 passed; 4 failed;"),
+            "{text}"
+        );
+
+        let quiet = printed(&results, true);
+        assert!(quiet.contains("\n..FFFF\n"), "{quiet}");
+        assert!(
+            quiet.contains("\nfencing: 2 checks, not started — fill in exercises/src/fencing.rs\n"),
+            "{quiet}"
+        );
     }
 }

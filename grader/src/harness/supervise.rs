@@ -46,13 +46,20 @@ pub struct Finished {
     pub outcome: Outcome,
     /// What its process printed.
     pub output: Output,
+    /// The real time its process took, from start to verdict or end: for the
+    /// reports that show durations (never for a verdict, which is on virtual time).
+    pub took: Duration,
 }
 
 /// Runs the check `check` in a child process of `exe`, with `env` added to its
 /// environment, and says how it ended.
 pub(super) fn run(exe: &Path, check: &str, env: &[(String, String)], limits: Limits) -> Finished {
+    let started = Instant::now();
     match supervise(exe, check, env, limits) {
-        Ok(finished) => finished,
+        Ok(finished) => Finished {
+            took: started.elapsed(),
+            ..finished
+        },
         Err(e) => Finished {
             outcome: Outcome::Crashed {
                 cause: Cause::NotStarted {
@@ -60,6 +67,7 @@ pub(super) fn run(exe: &Path, check: &str, env: &[(String, String)], limits: Lim
                 },
             },
             output: Output::default(),
+            took: started.elapsed(),
         },
     }
 }
@@ -119,7 +127,11 @@ fn supervise(
         Some(status) => end_of(status, &output, limits),
     };
     let outcome = in_plain_words(judge(end, &channel, &nonce), &output, limits);
-    Ok(Finished { outcome, output })
+    Ok(Finished {
+        outcome,
+        output,
+        took: Duration::ZERO,
+    })
 }
 
 /// A runner aborted by a failed allocation ran out of memory: the check's

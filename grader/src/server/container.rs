@@ -198,6 +198,7 @@ fn start_container_here() -> Result<RedisServer, ServerError> {
                 kind: ServerKind::Container { image },
                 version,
                 _process: None,
+                passed_over: None,
             })
         }
         Err(ProbeError::TooOld(version)) => {

@@ -187,6 +187,29 @@ pub enum ServerError {
 }
 
 impl ServerError {
+    /// The error in a few words, for a note beside the source chosen instead:
+    /// `the image redis:7.4 is not here and could not be pulled`.
+    pub fn in_brief(&self) -> String {
+        match self {
+            ServerError::ImageUnavailable { image, .. } => {
+                format!("the image {image} is not here and could not be pulled")
+            }
+            ServerError::ContainerFailed { image, .. } => {
+                format!("a container from {image} did not start")
+            }
+            other => {
+                let text = other.to_string();
+                let first = text.lines().next().unwrap_or_default();
+                // The sentence that says what happened, without the remedy after it.
+                let what = first.split(". ").next().unwrap_or(first);
+                match what.char_indices().nth(120) {
+                    Some((cut, _)) => format!("{}…", &what[..cut]),
+                    None => what.to_string(),
+                }
+            }
+        }
+    }
+
     /// A [`ServerError::Connect`] to `url`, shown with its password masked ([`redacted`]).
     pub fn connect(url: &str, cause: impl Into<String>) -> ServerError {
         ServerError::Connect {
@@ -202,4 +225,35 @@ fn bullet_list(items: &[String]) -> String {
         .map(|item| format!("  - {item}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_in_brief_is_one_short_line() {
+        let errors = [
+            ServerError::ImageUnavailable {
+                image: "redis:7.4".into(),
+                cause: "pull access denied\nrepository does not exist".into(),
+                remedy: "Run `docker pull redis:7.4`.".into(),
+            },
+            ServerError::NothingAvailable {
+                tried: vec!["REDIS_URL: not set".into(), "Docker: no".into()],
+            },
+            ServerError::DockerUnavailable {
+                cause: "x".repeat(400),
+            },
+        ];
+        assert_eq!(
+            errors[0].in_brief(),
+            "the image redis:7.4 is not here and could not be pulled"
+        );
+        for error in errors {
+            let brief = error.in_brief();
+            assert!(!brief.contains('\n'), "{brief}");
+            assert!(brief.chars().count() <= 121, "{brief}");
+        }
+    }
 }

@@ -129,6 +129,9 @@ pub struct RedisServer {
     version: String,
     /// Keeps a started `redis-server` alive: see [`ProcessGuard`].
     _process: Option<ProcessGuard>,
+    /// Why the automatic choice passed over a source the person may have
+    /// meant (a Docker engine without the image), in a few words.
+    passed_over: Option<String>,
 }
 
 impl RedisServer {
@@ -193,9 +196,15 @@ pub fn shared() -> Result<&'static RedisServer, ServerError> {
                 ServerKind::Url => String::new(), // its Display shows the URL already
                 _ => format!(" at {}", redacted(&server.url)),
             };
+            // One line, whatever the choice passed over on the way.
+            let passed_over = server
+                .passed_over
+                .as_ref()
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default();
             let _ = writeln!(
                 std::io::stderr(),
-                "grader: redis via {}: {server}{at}",
+                "grader: redis via {}: {server}{at}{passed_over}",
                 server.kind.name()
             );
             Ok(server)
@@ -311,12 +320,14 @@ fn choose_automatically() -> Result<RedisServer, ServerError> {
         other => format!("Docker: {other}"),
     };
     match process::start_process() {
-        Ok(server) => {
-            // Docker runs, so the person may well have meant to use it: say why it was not.
+        Ok(mut server) => {
+            // Docker runs, so the person may well have meant to use it: say why it was not,
+            // in a few words; `cargo course doctor` has the whole story.
             if !matches!(container_error, ServerError::DockerUnavailable { .. }) {
-                note(&format!(
-                    "{container_error}\ngrader: using {server} instead \
-                     (set GRADER_REDIS=container to make this an error)"
+                server.passed_over = Some(format!(
+                    "not a container: {}; `cargo course doctor` says more, and \
+                     GRADER_REDIS=container makes this an error",
+                    container_error.in_brief()
                 ));
             }
             Ok(server)
@@ -352,6 +363,7 @@ pub fn at_url(url: &str) -> Result<RedisServer, ServerError> {
             kind: ServerKind::Url,
             version,
             _process: None,
+            passed_over: None,
         }),
         Err(ProbeError::TooOld(version)) => Err(ServerError::TooOld {
             server: format!("the server at REDIS_URL ({})", redacted(url)),

@@ -193,6 +193,7 @@ fn start_process_once(
                     },
                     version,
                     _process: Some(guard),
+                    passed_over: None,
                 });
             }
             // Dropping the guard on these returns stops the server.

@@ -10,11 +10,12 @@
 //! checks run in processes of their own and, with `GRADER_REDIS=process`,
 //! against a Redis server of their own, so a submission that hangs, crashes,
 //! exits or floods Redis costs only its own grade. The results go to
-//! `results.csv` (one row per student and check) and `summary.html` (a
-//! table of students by checks, and how many students broke each rule:
-//! what the class gets wrong most) ([`report`]).
+//! `results.csv` (one row per student and check, [`report`]) and
+//! `summary.html` (the class at a glance, [`summary`]), in a folder beside
+//! the submissions' ([`results_folder`]), never among them.
 
 pub mod report;
+pub mod summary;
 pub mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -190,7 +191,7 @@ fn prepare(
         // The course's own stubs, from git: nothing of a student's is built here, and the
         // first build must write the cut-down lock file, which a sandbox's read-only view forbids.
         options.isolation = None;
-        if let Some(output) = grade::build(&options)? {
+        if let Err(output) = grade::build(&options)? {
             return Err(CourseError::Usage(format!(
                 "the course's own stubs do not build in {}, so no submission can be graded:\n{output}",
                 workspace.display()
@@ -266,8 +267,50 @@ fn grade_one(
     }
 }
 
+/// Where a batch of the submissions in `dir` writes its results: `out` when
+/// given, else the folder `DIR-results` beside `dir`. A folder inside `dir`
+/// is refused: the next batch would grade it as a student's.
+pub fn results_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf, CourseError> {
+    let absolute = |path: &Path| {
+        std::path::absolute(path).map_err(|source| CourseError::File {
+            what: "could not find",
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    let submissions = absolute(dir)?;
+    // `a/./b` and `a/b/` are `a/b`.
+    let submissions: PathBuf = submissions.components().collect();
+    let folder = match out {
+        Some(out) => absolute(out)?.components().collect(),
+        None => {
+            let name = submissions
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .ok_or_else(|| {
+                    CourseError::Usage(format!(
+                        "{} has no name to put the results beside: pass --out OUT",
+                        dir.display()
+                    ))
+                })?;
+            submissions.with_file_name(format!("{name}-results"))
+        }
+    };
+    if folder.starts_with(&submissions) {
+        return Err(CourseError::Usage(format!(
+            "--out {} is inside the submissions folder {}, where the next batch would grade it \
+             as a student: choose a folder outside it (by default the results go beside it, in \
+             {}-results)",
+            folder.display(),
+            dir.display(),
+            submissions.display()
+        )));
+    }
+    Ok(folder)
+}
+
 /// `cargo course batch DIR`: grades, prints a line per student, writes
-/// `results.csv` and `summary.html`.
+/// `results.csv` and `summary.html` into the results folder.
 pub fn command(args: &BatchArgs) -> Result<ExitCode, CourseError> {
     let mut batch = Batch::this_course();
     if let Some(jobs) = args.jobs {
@@ -291,10 +334,15 @@ pub fn command(args: &BatchArgs) -> Result<ExitCode, CourseError> {
             ))
         })?)
     };
-    let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
+    let out = results_folder(&args.dir, args.out.as_deref())?;
+    let book = if args.book_url.ends_with('/') {
+        args.book_url.clone()
+    } else {
+        format!("{}/", args.book_url)
+    };
     let started = Instant::now();
     let graded = grade_all(&batch, &args.dir, |one| eprintln!("{}", report::line(one)))?;
-    report::write(&out, &graded, &batch.filters)?;
+    report::write(&out, &graded, &batch.filters, &book)?;
     eprintln!(
         "batch: {} submissions in {:.1} s; wrote {} and {}",
         graded.len(),

@@ -5,14 +5,14 @@
 //! `<RUNNER>_RESULTS`: `version`, `status` (`pass`, `fail` or `error`),
 //! `max_score`, and `tests`, each with `name`, `status`, `score` and
 //! `message` (the grader actions add `test_code`, `filename`, `line_no` and
-//! `duration`). The points Classroom records are the sum of the tests'
+//! `duration`, the real time the test took, in seconds). The points Classroom records are the sum of the tests'
 //! `score` out of the sum of `max_score`. The workflow in
 //! `grader/classroom/` encodes this file and hands it to the reporter.
 
 use serde_json::json;
 
 use super::super::grade::Results;
-use super::{Row, overall, pretty};
+use super::{Row, overall, pretty, seconds};
 
 /// The reporter's JSON for `results`.
 pub fn render(results: &Results, rows: &[Row]) -> String {
@@ -28,7 +28,8 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
                 "test_code": format!("cargo test -p exercises -- --exact {}", row.name),
                 "filename": "exercises/tests/grade.rs",
                 "line_no": 0,
-                "duration": 0,
+                // Seconds, as the Classroom graders write it.
+                "duration": seconds(row.duration),
             })
         })
         .collect();

@@ -16,7 +16,8 @@
 //!       "points": 3,
 //!       "max_points": 3,
 //!       "message": "",
-//!       "printed": ""
+//!       "printed": "",
+//!       "duration": 0.412
 //!     }
 //!   ]
 //! }
@@ -32,14 +33,15 @@
 //!   rule broke), `not_started` (a stub), `crashed` (the check's process
 //!   exited, aborted or ran out of time or memory), `not_run` (the grader could
 //!   not run it) or `did_not_compile`; `message` is the report a learner
-//!   reads (empty for a pass); `printed` is what the check's process printed.
+//!   reads (empty for a pass); `printed` is what the check's process printed;
+//!   `duration` the real seconds the check took (0 for one that did not run).
 //!
 //! `version` changes when a field changes meaning or goes away.
 
 use serde_json::json;
 
 use super::super::grade::Results;
-use super::{Row, overall, pretty};
+use super::{Row, overall, pretty, seconds};
 
 /// The course's JSON for `results`.
 pub fn render(results: &Results, rows: &[Row]) -> String {
@@ -55,6 +57,7 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
                 "max_points": row.max_points,
                 "message": row.message,
                 "printed": row.printed,
+                "duration": seconds(row.duration),
             })
         })
         .collect();

@@ -1,7 +1,8 @@
 //! JUnit XML: one `testcase` per check, for CI systems that show test reports.
 //!
 //! One `testsuites` holding one `testsuite` per exercise; each check is a
-//! `testcase` (`classname` the exercise, `name` the check). A check that did
+//! `testcase` (`classname` the exercise, `name` the check, `time` the real
+//! seconds it took; a suite's `time` is its checks' sum). A check that did
 //! not pass has a `failure` (the learner's code failed it) or an `error` (it
 //! could not run), whose `message` is the report's first line and whose text
 //! is the whole report; what the check's process printed goes in
@@ -33,13 +34,16 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
     for exercise in exercises {
         let suite: Vec<&Row> = rows.iter().filter(|r| r.exercise == exercise).collect();
         let count = |status: Status| suite.iter().filter(|r| r.status == status).count();
+        let time: std::time::Duration = suite.iter().map(|r| r.duration).sum();
         let _ = writeln!(
             xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" \
+             time=\"{:.3}\">",
             escape(exercise),
             suite.len(),
             count(Status::Fail),
-            count(Status::Error)
+            count(Status::Error),
+            super::seconds(time)
         );
         for row in suite {
             testcase(&mut xml, row);
@@ -56,9 +60,10 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
 fn testcase(xml: &mut String, row: &Row) {
     let _ = write!(
         xml,
-        "    <testcase classname=\"{}\" name=\"{}\"",
+        "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
         escape(&row.exercise),
-        escape(&row.name)
+        escape(&row.name),
+        super::seconds(row.duration)
     );
     let element = match row.status {
         Status::Pass if row.printed.is_empty() => {

@@ -61,6 +61,8 @@ pub struct Row {
     pub message: String,
     /// What the check's process printed.
     pub printed: String,
+    /// The real time the check took (zero for one that did not run).
+    pub duration: std::time::Duration,
 }
 
 /// The rows of `results`, in the course's order.
@@ -90,6 +92,7 @@ pub fn rows(results: &Results) -> Vec<Row> {
                     max_points,
                     message: message(&c.name, &c.outcome),
                     printed: c.printed.clone(),
+                    duration: std::time::Duration::from_millis(c.duration_ms),
                 }
             })
             .collect(),
@@ -106,6 +109,7 @@ pub fn rows(results: &Results) -> Vec<Row> {
                           results)"
                     .to_string(),
                 printed: String::new(),
+                duration: std::time::Duration::ZERO,
             })
             .collect(),
     }
@@ -155,6 +159,11 @@ pub fn render(format: Format, results: &Results) -> Rendered {
             text: json::render(results, &rows),
         },
     }
+}
+
+/// A duration in seconds, to the millisecond, as JSON and JUnit write it.
+fn seconds(duration: std::time::Duration) -> f64 {
+    duration.as_millis() as f64 / 1000.0
 }
 
 /// A JSON value as pretty text with a final newline.

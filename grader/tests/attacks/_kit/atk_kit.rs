@@ -5,8 +5,9 @@
 //! The driver (`grader/tests/attacks.rs`) replaces `@COURSE@` (the scratch
 //! copy of the course), `@DROP@` (where evidence of a successful attack is
 //! written: a sound grader keeps learner code from writing there), `@OUT@`
-//! (where `cargo course grade --out` writes) and `@SUBMISSIONS@` (the batch's
-//! folder of submissions). Every helper that touches processes or Redis only
+//! (where `cargo course grade --out` writes), `@SUBMISSIONS@` (the batch's
+//! folder of submissions) and `@RESULTS@` (where the batch writes its results,
+//! beside the submissions). Every helper that touches processes or Redis only
 //! reaches processes of the scratch course and servers on 127.0.0.1 that a
 //! process of the scratch course started; every loop is bounded.
 #![allow(dead_code)]
@@ -20,6 +21,7 @@ pub const COURSE: &str = "@COURSE@";
 pub const DROP: &str = "@DROP@";
 pub const OUT: &str = "@OUT@";
 pub const SUBMISSIONS: &str = "@SUBMISSIONS@";
+pub const RESULTS: &str = "@RESULTS@";
 
 pub const SIGKILL: i32 = 9;
 pub const SIGHUP: i32 = 1;

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant, SystemTime};
 static DONE: AtomicBool = AtomicBool::new(false);
 
 fn rewrite() {
-    let csv = Path::new(kit::SUBMISSIONS).join("results.csv");
-    let html = Path::new(kit::SUBMISSIONS).join("summary.html");
+    let csv = Path::new(kit::RESULTS).join("results.csv");
+    let html = Path::new(kit::RESULTS).join("summary.html");
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(90) {
         std::thread::sleep(Duration::from_millis(200));
