@@ -214,9 +214,27 @@ def check_narrow_strips(book):
         book.open("fencing.html")
         book.js("document.querySelector('.tl-figure').scrollIntoView({block: 'center'})")
         book.shot("fencing-strip-390")
+        strips = 0
+        for width in [NARROW, WIDE]:
+            book.width(width)
+            for page in book.pages_containing('class="tl-figure"'):
+                book.open(page)
+                for f in book.js(STRIP_FITS_JS):
+                    strips += 1
+                    book.check(f["scroll"] <= f["client"] + 1,
+                               f"{width} px, {page}: the strip of {f['name']} is {f['scroll']} px wide in a "
+                               f"{f['client']} px box: its last seconds are off screen")
     finally:
         book.width(WIDE)
-    book.report.verified(f"{NARROW} px: every strip's unsafe row is in view without scrolling sideways")
+    book.report.verified(f"{NARROW} px: every strip's unsafe row is in view without scrolling sideways; at {NARROW} "
+                         f"and {WIDE} px every column of the {strips // 2} strips, first second to last, fits its box")
+
+
+# Each static strip's width against its scrolling box.
+STRIP_FITS_JS = """
+return [...document.querySelectorAll('.tl-figure[data-timeline] .tl-strip-scroll')].map((box) => ({
+    name: box.closest('.tl-figure').getAttribute('data-timeline'),
+    scroll: box.scrollWidth, client: box.clientWidth}));"""
 
 
 def check_players_in_first_chapters(book):
