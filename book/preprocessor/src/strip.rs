@@ -300,16 +300,9 @@ fn client_cell(name: &str, client: &ClientSecond, second: &Second) -> String {
 /// end of the second alone would hide.
 pub fn writes<'a>(timeline: &'a Timeline, second: &'a Second) -> Vec<(&'a str, &'a str)> {
     timeline
-        .clients
-        .iter()
-        .filter_map(|name| second.clients.get(name).map(|c| (name.as_str(), c)))
-        .flat_map(|(name, client)| {
-            client
-                .actions
-                .iter()
-                .filter(|a| a.kind == ActionKind::Wrote)
-                .map(move |a| (name, a.text.strip_prefix("wrote ").unwrap_or(&a.text)))
-        })
+        .actions(second)
+        .filter(|(_, a)| a.kind == ActionKind::Wrote)
+        .map(|(name, a)| (name, a.text.strip_prefix("wrote ").unwrap_or(&a.text)))
         .collect()
 }
 

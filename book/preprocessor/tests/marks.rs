@@ -25,15 +25,26 @@ fn named(name: &str) -> Timeline {
         .unwrap_or_else(|| panic!("no timeline {name}"))
 }
 
-/// The key row's cell of second `t`.
-fn key_cell(html: &str, t: u64) -> &str {
+/// The cells of the strip row that starts with `row`, e.g. `data-role="counter-row"`.
+fn cells<'a>(html: &'a str, row: &str) -> Vec<&'a str> {
     let line = html
         .lines()
-        .find(|l| l.starts_with(r#"<tr data-role="holder-row""#))
-        .expect("a key row");
-    line.split("<td ")
+        .find(|l| l.starts_with(&format!("<tr {row}")))
+        .unwrap_or_else(|| panic!("no row {row}"));
+    line.split("<td ").skip(1).collect()
+}
+
+/// The cell of second `t` in the row that starts with `row`.
+fn cell<'a>(html: &'a str, row: &str, t: u64) -> &'a str {
+    cells(html, row)
+        .into_iter()
         .find(|c| c.starts_with(&format!(r#"data-second="{t}""#)))
-        .unwrap_or_else(|| panic!("t = {t} is not shown: {line}"))
+        .unwrap_or_else(|| panic!("t = {t} is not shown in {row}"))
+}
+
+/// The key row's cell of second `t`.
+fn key_cell(html: &str, t: u64) -> &str {
+    cell(html, r#"data-role="holder-row""#, t)
 }
 
 #[test]
@@ -97,14 +108,7 @@ fn the_legends_name_every_mark_drawn() {
 fn the_counter_shows_every_write_of_a_second() {
     // Demo 2, t = 15: A writes its stale 1 over B's 1, then C writes 2.
     let html = strip::render(&named("gc-pause"), None);
-    let line = html
-        .lines()
-        .find(|l| l.starts_with(r#"<tr data-role="counter-row""#))
-        .expect("a counter row");
-    let cell = line
-        .split("<td ")
-        .find(|c| c.starts_with(r#"data-second="15""#))
-        .expect("t = 15");
+    let cell = cell(&html, r#"data-role="counter-row""#, 15);
     assert!(cell.contains(r#"data-writes="2""#), "{cell}");
     assert!(
         cell.contains(r#"<span class="tl-write" data-client="A">1<sub>A</sub></span><span class="tl-write" data-client="C">2<sub>C</sub></span>"#),
@@ -116,12 +120,8 @@ fn the_counter_shows_every_write_of_a_second() {
 #[test]
 fn the_refused_release_is_marked() {
     let html = strip::render(&named("gc-pause"), None);
-    let line = html
-        .lines()
-        .find(|l| l.starts_with(r#"<tr data-role="belief-row" data-client="A""#))
-        .expect("A's row");
-    let refused: Vec<&str> = line
-        .split("<td ")
+    let refused: Vec<&str> = cells(&html, r#"data-role="belief-row" data-client="A""#)
+        .into_iter()
         .filter(|c| c.contains(r#"data-refused="true""#))
         .collect();
     assert_eq!(refused.len(), 1, "{refused:?}");

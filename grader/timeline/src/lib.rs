@@ -371,22 +371,25 @@ impl Timeline {
         out
     }
 
-    /// The unsafe actions of one second, each with the client that took it,
-    /// in column order: the ✗ marks of that second.
-    pub fn unsafe_actions<'a>(
+    /// Every action of one second, each with the client that took it, in
+    /// the order they happened: column order, and each client's in turn.
+    pub fn actions<'a>(
         &'a self,
         second: &'a Second,
     ) -> impl Iterator<Item = (&'a str, &'a Action)> {
         self.clients
             .iter()
             .filter_map(|name| second.clients.get(name).map(|c| (name.as_str(), c)))
-            .flat_map(|(name, client)| {
-                client
-                    .actions
-                    .iter()
-                    .filter(|a| a.unsafe_)
-                    .map(move |a| (name, a))
-            })
+            .flat_map(|(name, client)| client.actions.iter().map(move |a| (name, a)))
+    }
+
+    /// The unsafe actions of one second, each with the client that took it,
+    /// in column order: the ✗ marks of that second.
+    pub fn unsafe_actions<'a>(
+        &'a self,
+        second: &'a Second,
+    ) -> impl Iterator<Item = (&'a str, &'a Action)> {
+        self.actions(second).filter(|(_, a)| a.unsafe_)
     }
 }
 
