@@ -44,8 +44,7 @@ impl Runner<'_> {
             let text = if holds {
                 format!("renewed for {} s", ttl.as_secs())
             } else {
-                "tried to renew, but the key is no longer its own: not renewed, and the job is not told"
-                    .to_owned()
+                "not renewed: the key is not its own".to_owned()
             };
             c.act_unsafe(ActionKind::Renewed, text, !holds, false);
         }
