@@ -44,7 +44,8 @@ class StripParser(html.parser.HTMLParser):
         a = dict(attrs)
         if tag == "div" and "tl-figure" in (a.get("class") or "").split() and a.get("data-timeline"):
             self.current = {"name": a["data-timeline"], "rows": [], "columns": [], "unsafe": {}, "nodes": {},
-                            "strip": False}
+                            "strip": False, "gaps": [], "keys": {}}
+            self.gap_text = None
             self.figures.setdefault(a["data-timeline"], self.current)
         if self.current is None:
             return
@@ -58,13 +59,30 @@ class StripParser(html.parser.HTMLParser):
                 self.current["rows"].append(self.row + (":" + who if who else ""))
         if tag == "th" and self.row is None and "data-second" in a:
             self.current["columns"].append(int(a["data-second"]))
+        if tag == "th" and self.row is None and "data-gap" in a:
+            start, end = (int(x) for x in a["data-gap"].split("-"))
+            self.current["gaps"].append([start, end, ""])
+            self.gap_text = self.current["gaps"][-1]
+        if tag == "td" and self.row == "holder-row" and "data-second" in a:
+            self.key_cell = [a.get("data-holder") or None, ""]
+            self.current["keys"][int(a["data-second"])] = self.key_cell
         if tag == "td" and self.row == "unsafe-row" and "data-unsafe" in a:
             self.current["unsafe"][int(a["data-second"])] = (a["data-unsafe"].split(), a.get("data-rejected") == "true")
-        if tag == "td" and self.row == "node-row":
+        if tag == "td" and self.row == "node-row" and "data-second" in a:
             cell = (int(a["data-second"]), a.get("data-health"), a.get("data-holder") or None)
             self.current["nodes"].setdefault(self.node, []).append(cell)
 
+    def handle_data(self, data):
+        if getattr(self, "gap_text", None) is not None:
+            self.gap_text[2] += data
+        if getattr(self, "key_cell", None) is not None:
+            self.key_cell[1] += data
+
     def handle_endtag(self, tag):
+        if tag == "th":
+            self.gap_text = None
+        if tag == "td":
+            self.key_cell = None
         if tag == "table" and self.current is not None:
             self.current = None
             self.row = None
@@ -79,8 +97,10 @@ def check_static_strips(book):
     pages = book.pages_containing('class="tl-figure"')
     book.check(pages, "no page has a static timeline")
     count = sum(check_figures(book, page) for page in pages)
-    book.report.verified(f"{count} static strips on {len(pages)} pages, in the HTML itself: one column per second, "
-                         "rows per client, key, counter, token, unsafe; ✗ as in the JSON")
+    book.report.verified(f"{count} static strips on {len(pages)} pages, in the HTML itself: a column per second with "
+                         "an event, quiet runs folded into gaps that say their length, first and last second shown; "
+                         "rows per client, key, counter, token, unsafe; ✗ as in the JSON; ◷ exactly on expiries and "
+                         "⚡ on faults; the key row what its rule gives from the node rows at every shown second")
 
 
 def check_figures(book, page):
@@ -94,17 +114,50 @@ def check_figures(book, page):
         where = f"{page}, timeline {name}"
         book.check(fig["strip"], f"{where}: no strip (table[data-role=strip]) in the HTML a reader without JavaScript gets")
         seconds = [s["t"] for s in timeline["seconds"]]
-        book.check(fig["columns"] == seconds, f"{where}: columns {fig['columns'][:5]}…, expected one per second 0..{seconds[-1]}")
+        shown = fig["columns"]
+        covered = sorted(shown + [t for a, b, _ in fig["gaps"] for t in range(a, b + 1)])
+        book.check(covered == seconds, f"{where}: columns {shown[:5]}… and gaps {fig['gaps']} do not cover 0..{seconds[-1]} once each")
+        events = [s["t"] for s in timeline["seconds"] if s["notes"] or any(
+            a["kind"] != "denied" for c in s["clients"].values() for a in c["actions"])]
+        book.check(shown[:1] == [0] and shown[-1:] == [seconds[-1]] and all(t in shown for t in events),
+                   f"{where}: the strip starts at {shown[:1]} and ends at {shown[-1:]}, and shows {shown}; "
+                   f"it must show its first and last seconds and every second with an event {events}")
+        for a, b, text in fig["gaps"]:
+            book.check(text.strip() == f"… {b - a + 1} s …", f"{where}: the gap {a}–{b} reads {text!r}")
         rows = expected_rows(timeline)
         book.check(fig["rows"] == rows, f"{where}: rows {fig['rows']}, expected {rows}")
         want = {t: (list(m), any(m.values())) for t, m in expected_unsafe(timeline).items()}
         got = {t: (clients, rejected) for t, (clients, rejected) in fig["unsafe"].items()}
         book.check(got == want, f"{where}: ✗ marks {got}, expected {want}")
+        by_t = {s["t"]: s for s in timeline["seconds"]}
+        for t, (holder, text) in fig["keys"].items():
+            kinds = {n["kind"] for n in by_t[t]["notes"]}
+            book.check(("◷" in text) == ("expiry" in kinds) and ("⚡" in text) == ("fault" in kinds),
+                       f"{where} t = {t}: the key cell reads {text!r} but the notes are {by_t[t]['notes']}")
         for node in timeline.get("nodes", []):
-            want = [(s["t"], s["nodes"][node]["health"], s["nodes"][node]["holder"]) for s in timeline["seconds"]]
+            want = [(s["t"], s["nodes"][node]["health"], s["nodes"][node]["holder"]) for s in timeline["seconds"] if s["t"] in shown]
             book.check(fig["nodes"].get(node) == want,
                        f"{where}: node {node}'s cells {fig['nodes'].get(node)}, expected {want}")
+        if timeline.get("nodes"):
+            check_key_rule(book, where, timeline, fig)
     return len(parser.figures)
+
+
+def check_key_rule(book, where, timeline, fig):
+    """The key row says, at every shown second, what its legend's rule gives
+    from the node rows drawn under it: the primary's holder, or the client
+    whose token more than half of the nodes hold."""
+    primary = any(n.get("role") for s in timeline["seconds"] for n in s["nodes"].values())
+    by_t = {s["t"]: s for s in timeline["seconds"]}
+    for t, (holder, _) in fig["keys"].items():
+        cells = {node: fig["nodes"][node][[c[0] for c in fig["nodes"][node]].index(t)] for node in timeline["nodes"]}
+        if primary:
+            roles = {node: by_t[t]["nodes"][node].get("role") for node in timeline["nodes"]}
+            want = next((cells[n][2] for n in timeline["nodes"] if roles[n] == "primary"), None)
+        else:
+            holders = [c[2] for c in cells.values() if c[2]]
+            want = next((h for h in holders if 2 * holders.count(h) > len(timeline["nodes"])), None)
+        book.check(holder == want, f"{where} t = {t}: the key row says {holder!r}, its rule gives {want!r} from the node rows")
 
 
 def check_fencing_page_height(book):
@@ -161,9 +214,27 @@ def check_narrow_strips(book):
         book.open("fencing.html")
         book.js("document.querySelector('.tl-figure').scrollIntoView({block: 'center'})")
         book.shot("fencing-strip-390")
+        strips = 0
+        for width in [NARROW, WIDE]:
+            book.width(width)
+            for page in book.pages_containing('class="tl-figure"'):
+                book.open(page)
+                for f in book.js(STRIP_FITS_JS):
+                    strips += 1
+                    book.check(f["scroll"] <= f["client"] + 1,
+                               f"{width} px, {page}: the strip of {f['name']} is {f['scroll']} px wide in a "
+                               f"{f['client']} px box: its last seconds are off screen")
     finally:
         book.width(WIDE)
-    book.report.verified(f"{NARROW} px: every strip's unsafe row is in view without scrolling sideways")
+    book.report.verified(f"{NARROW} px: every strip's unsafe row is in view without scrolling sideways; at {NARROW} "
+                         f"and {WIDE} px every column of the {strips // 2} strips, first second to last, fits its box")
+
+
+# Each static strip's width against its scrolling box.
+STRIP_FITS_JS = """
+return [...document.querySelectorAll('.tl-figure[data-timeline] .tl-strip-scroll')].map((box) => ({
+    name: box.closest('.tl-figure').getAttribute('data-timeline'),
+    scroll: box.scrollWidth, client: box.clientWidth}));"""
 
 
 def check_players_in_first_chapters(book):
@@ -246,3 +317,35 @@ def check_quizzes(book):
                         links += 1
     book.report.verified(f"quizzes: {distractors} distractor explanations each start by quoting their option; "
                          f"{links} chapter pointers are links to pages of the book")
+    check_option_lengths(book)
+
+
+# The longest option must not give the answer away: in at most this share of
+# the single-answer questions may the correct option be the longest one.
+LONGEST_SHARE = 0.40
+
+
+def check_option_lengths(book):
+    """Across every quiz of the book, the correct option of a single-answer
+    question is strictly the longest in at most LONGEST_SHARE of them."""
+    single = longest = 0
+    offenders = []
+    for quiz_page in book.pages_containing("data-quiz-questions"):
+        text = (book.html / quiz_page).read_text(encoding="utf-8")
+        for block in re.findall(r'data-quiz-questions="([^"]*)"', text):
+            for q in json.loads(html.unescape(block))["questions"]:
+                answer = q.get("answer", {}).get("answer")
+                distractors = q["prompt"].get("distractors", [])
+                if q.get("type") != "MultipleChoice" or not isinstance(answer, str) or not distractors:
+                    continue
+                single += 1
+                if len(answer) > max(len(d) for d in distractors):
+                    longest += 1
+                    offenders.append(f"{quiz_page} {q['id']}")
+    book.check(single > 0, "no single-answer question found in the book")
+    share = longest / single if single else 0
+    book.check(share <= LONGEST_SHARE,
+               f"the correct option is the longest in {longest} of {single} single-answer questions "
+               f"({share:.0%} > {LONGEST_SHARE:.0%}): shorten answers or lengthen distractors in {offenders}")
+    book.report.verified(f"quizzes: the correct option is the longest in {longest} of {single} "
+                         f"single-answer questions ({share:.0%}, at most {LONGEST_SHARE:.0%})")

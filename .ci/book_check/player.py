@@ -18,7 +18,7 @@ from browser import NARROW, WIDE
 
 # The original page's demos, in its order: the menu numbers them Demo 1–6.
 SEED_DEMOS = ["normal-run", "gc-pause", "gc-pause-fenced", "slow-job-plain-del", "slow-job", "fenced-reads"]
-EVENT_KINDS = {"acquired", "wrote", "read_rejected", "write_rejected"}
+EVENT_KINDS = {"acquired", "wrote", "read_rejected", "write_rejected", "release_refused", "deleted_other", "lease_lost"}
 
 
 def expected_unsafe(timeline):
@@ -33,7 +33,8 @@ def expected_unsafe(timeline):
 
 
 def expected_events(timeline):
-    """The seconds with a grant, a write, a rejection, an expiry or a ✗."""
+    """The seconds with a grant, a write, a rejection, a refused release, a
+    lost lease, an expiry, a fault or a ✗."""
     return [s["t"] for s in timeline["seconds"]
             if s["notes"] or any(a["unsafe"] or a["kind"] in EVENT_KINDS
                                  for c in s["clients"].values() for a in c["actions"])]
@@ -337,7 +338,11 @@ def check_menu_speed_and_events(book):
         back = control(root, "prev-event")
         press(book, back)
         book.check(int(root.get_attribute("data-second")) == want[-2], f"{demo}: Previous event went to {root.get_attribute('data-second')}, expected {want[-2]}")
-        book.report.verified(f"{demo}: Next event visits t = {want} (grants, writes, rejections, expiries, ✗), Previous event goes back")
+        refused = [s["t"] for s in book.timeline(demo)["seconds"]
+                   if any(a["kind"] == "release_refused" for c in s["clients"].values() for a in c["actions"])]
+        book.check(refused and all(t in seen for t in refused), f"{demo}: Next event skips the refused release at {refused}")
+        book.report.verified(f"{demo}: Next event visits t = {want} (grants, writes, rejections, the refused release at "
+                             f"{refused}, expiries, ✗), Previous event goes back")
 
     Select(control(root, "speed")).select_by_value("4")
     control(root, "play").send_keys(Keys.HOME)
@@ -379,6 +384,11 @@ def check_message_diagram(book):
         for (_, _, text), m in zip(shown["items"], want):
             book.check(m["command"] in text and m["reply"] in text, f"{demo} at t = {t}: {text!r} lacks {m['command']!r} ← {m['reply']!r}")
             book.check("dlcourse:" not in text, f"{demo} at t = {t}: {text!r} shows a machine-specific key prefix")
+        if t == 15:
+            said = [text for _, _, text in shown["items"]]
+            book.check(any(text.startswith("A ") and "= rejected: 33 < 34" in text for text in said)
+                       and any(text.startswith("C ") and "= written" in text for text in said),
+                       f"{demo} at t = 15: the replies do not say what happened (A: rejected: 33 < 34, C: written): {said}")
         book.check(shown["arrows"] == 2 * len(want), f"{demo} at t = {t}: {shown['arrows']} arrows for {len(want)} commands and replies")
         checked += len(want)
         if t == 15:
@@ -388,5 +398,15 @@ def check_message_diagram(book):
                        and status.endswith("highest token is 35."),
                        f"{demo} at t = 15: the status line {status!r} does not order A's rejection before C's write "
                        "and say the storage ends the second at 35")
+    demo = "failover-lost-lock"
+    _, root = open_player(book, demo)
+    go_to(book, root, 1)
+    status = book.js(MESSAGES_JS, root)["status"]
+    book.check(status.count("killed") == 1 and "becomes the primary" not in status
+               and status.index("killed") < status.index("promoted") < status.index("B: acquired"),
+               f"{demo} at t = 1: the status line {status!r} does not say the kill, then the promotion, then B's "
+               "grant, each once")
+    book.report.verified(f"{demo} at t = 1: the status line says the kill, the promotion and B's grant in that order, "
+                         "each once")
     book.report.verified(f"{page}: the message diagram draws the {checked} recorded commands of {demo} at t = 0, 1, 12, 15 "
-                         "with their replies; at t = 15 the status line orders the rejection (33 < 34) before C's write (35)")
+                         "with their replies, each said in words (at t = 15: A's 0 = rejected: 33 < 34, C's = written); at t = 15 the status line orders the rejection (33 < 34) before C's write (35)")

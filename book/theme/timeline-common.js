@@ -48,8 +48,46 @@
     }
 
     // What counts as an event for "previous / next event": a grant, a write,
-    // a rejection, an expiry, a ✗.
-    const EVENT_KINDS = new Set(['acquired', 'wrote', 'read_rejected', 'write_rejected']);
+    // a rejection, a refused release (the only hint a paused client gets),
+    // a lost lease, an expiry, a fault, a ✗.
+    const EVENT_KINDS = new Set(['acquired', 'wrote', 'read_rejected', 'write_rejected', 'release_refused', 'deleted_other', 'lease_lost']);
+
+    /** Whether a note of this kind ('expiry' or 'fault') was made in the second: as `noted` in strip.rs. */
+    function noted(second, kind) {
+        return second.notes.some((n) => n.kind === kind);
+    }
+
+    /** Whether the client's release was refused this second: as `refused_release` in strip.rs. */
+    function refusedRelease(client) {
+        return client.actions.some((a) => a.kind === 'release_refused');
+    }
+
+    /** The writes of one second, in order, as [client, value]: as `writes` in strip.rs. */
+    function writes(timeline, second) {
+        const out = [];
+        for (const name of timeline.clients) {
+            for (const a of second.clients[name].actions) {
+                if (a.kind === 'wrote') {
+                    out.push([name, a.text.startsWith('wrote ') ? a.text.slice(6) : a.text]);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * What happened to Redis in second t, in order: the notes, then what the
+     * node rows show changed only where no fault was noted, so that a kill is
+     * said once (as `redis_events` in strip.rs).
+     */
+    function redisEvents(timeline, t) {
+        const second = timeline.seconds[t];
+        const events = second.notes.map((n) => n.text);
+        if (!noted(second, 'fault')) {
+            events.push(...nodeEvents(timeline, t));
+        }
+        return events;
+    }
 
     function isEvent(timeline, second) {
         if (second.notes.length > 0 || nodeEvents(timeline, second.t).length > 0) {
@@ -139,13 +177,13 @@
         return before !== null && (before.role || null) !== (node.role || null);
     }
 
-    /** A node's glyph: the client whose token it holds, – none, ‖ paused, ⊘ down. */
+    /** A node's glyph: the client whose token it holds, – none, ‖ paused, ⊘ down (⊘A: down, counted for A). */
     function nodeGlyph(node) {
         if (node.health === 'paused') {
             return '‖';
         }
         if (node.health === 'down') {
-            return '⊘';
+            return `⊘${node.holder || ''}`;
         }
         return node.holder === null ? '–' : node.holder;
     }
@@ -161,6 +199,8 @@
         }
         if (node.health === 'up') {
             text += node.holder === null ? ', holds no token' : `, holds ${node.holder}'s token`;
+        } else if (node.health === 'down' && node.holder !== null) {
+            text += `, answers nothing; still counted for ${node.holder}: it comes back only after ${node.holder}'s key would have expired`;
         } else {
             text += node.holder === null ? ', answers nothing' : `, keeps ${node.holder}'s token but answers nothing`;
         }
@@ -269,7 +309,7 @@
                     (did ? ` This second: ${did}.` : '')
             );
         }
-        const notes = second.notes.length ? ` ${second.notes.join('. ')}.` : '';
+        const notes = second.notes.length ? ` ${second.notes.map((n) => n.text).join('. ')}.` : '';
         if (keyRule(timeline) === null) {
             lines.push(`Redis lock key: ${keyText(second)}.${notes}`);
         } else {
@@ -302,7 +342,9 @@
      */
     function statusText(timeline, t) {
         const second = timeline.seconds[t];
-        const events = [];
+        // What happened to Redis (an expiry, a fault) comes before the
+        // clients' steps of the second.
+        const events = redisEvents(timeline, t);
         const actors = new Set();
         for (const name of timeline.clients) {
             const client = second.clients[name];
@@ -315,7 +357,6 @@
                 }
             }
         }
-        events.push(...nodeEvents(timeline, t), ...second.notes);
         if (events.length === 0) {
             return `t = ${t} s. No new events.`;
         }
@@ -333,6 +374,10 @@
         beliefText,
         clientGlyph,
         keyText,
+        noted,
+        refusedRelease,
+        writes,
+        redisEvents,
         keyRule,
         keyHeading,
         keyWords,

@@ -39,6 +39,9 @@
         beliefText,
         clientGlyph,
         keyText,
+        noted,
+        refusedRelease,
+        writes,
         keyRule,
         keyHeading,
         keyWords,
@@ -332,7 +335,9 @@
                     ? h('p', {}, h('strong', {}, keyWords(timeline, second)))
                     : h('p', {}, 'lock key: ', h('strong', {}, keyText(second))),
                 nodes.length ? nodeList(timeline, second) : null,
-                second.notes.length ? h('ul', { class: 'tl-notes' }, second.notes.map((n) => h('li', {}, n))) : null
+                second.notes.length
+                    ? h('ul', { class: 'tl-notes' }, second.notes.map((n) => h('li', { 'data-kind': n.kind }, n.kind === 'expiry' ? '◷ ' : '⚡ ', n.text)))
+                    : null
             );
             const storage = h(
                 'div',
@@ -361,7 +366,7 @@
                 for (const cell of row.querySelectorAll('td')) {
                     const t = Number(cell.getAttribute('data-second'));
                     cell.replaceChildren();
-                    for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'data-health', 'data-holder', 'data-jumped', 'data-role-changed', 'title']) {
+                    for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'data-refused', 'data-expired', 'data-fault', 'data-writes', 'data-health', 'data-holder', 'data-jumped', 'data-role-changed', 'title']) {
                         cell.removeAttribute(attr);
                     }
                     cell.className = t === this.t ? 'tl-now' : '';
@@ -382,21 +387,40 @@
                         cell.classList.toggle('tl-mistaken', mistaken);
                         cell.classList.toggle('tl-acted', client.actions.some((a) => a.kind !== 'denied'));
                         cell.append(clientGlyph(client));
+                        cell.setAttribute('data-refused', refusedRelease(client));
+                        if (refusedRelease(client)) {
+                            cell.append(h('span', { class: 'tl-release-refused' }, '!'));
+                        }
                         const did = client.actions.map(actionText).join('; ');
                         cell.title = `t = ${t} s: ${name} ${client.state}, ${beliefText(name, client, second)}` + (did ? `. ${did}` : '');
                     } else if (role === 'holder-row') {
-                        if (second.notes.length) {
+                        const [expired, fault] = [noted(second, 'expiry'), noted(second, 'fault')];
+                        cell.setAttribute('data-expired', expired);
+                        cell.setAttribute('data-fault', fault);
+                        if (fault) {
+                            cell.classList.add('tl-fault');
+                            cell.append('⚡');
+                        }
+                        if (expired) {
                             cell.classList.add('tl-expired');
                             cell.append('◷');
                         }
                         cell.append(second.holder || '–');
-                        cell.title = [`t = ${t} s: ${keyWords(timeline, second)}`, ...second.notes].join('. ');
+                        cell.title = [`t = ${t} s: ${keyWords(timeline, second)}`, ...second.notes.map((n) => n.text)].join('. ');
                     } else if (role === 'node-row') {
                         fillNodeCell(cell, timeline, t, row.getAttribute('data-node'));
                     } else if (role === 'counter-row') {
-                        cell.classList.toggle('tl-changed', previous !== undefined && previous.counter !== second.counter);
-                        cell.append(second.counter);
-                        cell.title = `t = ${t} s: counter = ${second.counter}`;
+                        const written = writes(timeline, second);
+                        cell.setAttribute('data-writes', written.length);
+                        cell.classList.toggle('tl-changed', written.length > 0 || (previous !== undefined && previous.counter !== second.counter));
+                        if (written.length > 1) {
+                            for (const [client, value] of written) {
+                                cell.append(h('span', { class: 'tl-write', 'data-client': client }, value, h('sub', {}, client)));
+                            }
+                        } else {
+                            cell.append(second.counter);
+                        }
+                        cell.title = `t = ${t} s: counter = ${second.counter}` + (written.length ? ` (${written.map(([c, v]) => `${c} wrote ${v}`).join(', then ')})` : '');
                     } else if (role === 'token-row') {
                         const shown = second.highest_token === null ? '–' : String(second.highest_token);
                         cell.append(shown);

@@ -7,7 +7,7 @@
 
 use grader::checks::redlock_stories::{Played, STORIES, play, story};
 use grader::reference::LOCK as REFERENCE;
-use grader::timeline::{ActionKind, Second, Timeline};
+use grader::timeline::{ActionKind, Note, Second, Timeline};
 
 fn played(name: &str) -> Played {
     let story = story(name).unwrap_or_else(|| panic!("no story {name}"));
@@ -69,7 +69,7 @@ fn a_clock_jump_gives_two_clients_a_majority() {
     assert!(
         at(&run, 2)
             .notes
-            .contains(&"A's key expires on node 3".to_owned()),
+            .contains(&Note::expiry("A's key expires on node 3")),
         "{:#?}",
         at(&run, 2).notes
     );
@@ -102,7 +102,7 @@ fn a_restart_without_persistence_grants_the_lock_twice() {
     assert!(
         at(&run, 2)
             .notes
-            .contains(&"A's key is lost on node 3".to_owned()),
+            .contains(&Note::fault("A's key is lost on node 3")),
         "{:#?}",
         at(&run, 2).notes
     );
@@ -159,7 +159,7 @@ fn a_pause_longer_than_the_validity_lets_another_client_in() {
     assert!(
         at(&run, 10)
             .notes
-            .contains(&"A's key expires on every node".to_owned()),
+            .contains(&Note::expiry("A's key expires on every node")),
         "{:#?}",
         at(&run, 10).notes
     );

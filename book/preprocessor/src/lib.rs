@@ -6,7 +6,7 @@
 //! chapters:
 //!
 //! - `{{#timeline NAME}}` becomes a compact strip of the run, one column per
-//!   second ([`strip`]), with a row per node when the story runs on several
+//!   second ([`strip`]), quiet seconds folded into a gap ([`fold`]), with a row per node when the story runs on several
 //!   Redis nodes ([`nodes`]),
 //! - `{{#player NAME}}` becomes the interactive player's container, with all
 //!   timelines embedded for it ([`player`]); the player itself is
@@ -20,6 +20,7 @@
 pub mod directive;
 pub mod error;
 pub mod expand;
+pub mod fold;
 pub mod html;
 pub mod library;
 pub mod nodes;

@@ -62,11 +62,12 @@ fn role_changed(node: &NodeSecond, before: Option<&NodeSecond>) -> bool {
 }
 
 /// The glyph of one node in one second, without its marks: the client
-/// whose token it holds, – none, ‖ paused, ⊘ down.
+/// whose token it holds, – none, ‖ paused, ⊘ down (⊘A: down, and still
+/// counted for A's key, which it keeps others from until it would expire).
 pub fn node_glyph(node: &NodeSecond) -> String {
     match node.health {
         NodeHealth::Paused => "‖".to_owned(),
-        NodeHealth::Down => "⊘".to_owned(),
+        NodeHealth::Down => format!("⊘{}", node.holder.as_deref().unwrap_or("")),
         NodeHealth::Up => node.holder.clone().unwrap_or_else(|| "–".to_owned()),
     }
 }
@@ -98,6 +99,9 @@ pub fn node_text(name: &str, node: &NodeSecond, before: Option<&NodeSecond>) -> 
     }
     match (&node.holder, node.health) {
         (Some(h), NodeHealth::Up) => text.push_str(&format!(", holds {h}'s token")),
+        (Some(h), NodeHealth::Down) => text.push_str(&format!(
+            ", answers nothing; still counted for {h}: it comes back only after {h}'s key would have expired"
+        )),
         (Some(h), _) => text.push_str(&format!(", keeps {h}'s token but answers nothing")),
         (None, NodeHealth::Up) => text.push_str(", holds no token"),
         (None, _) => text.push_str(", answers nothing"),
@@ -111,24 +115,28 @@ pub fn node_text(name: &str, node: &NodeSecond, before: Option<&NodeSecond>) -> 
     text
 }
 
-/// One row per node, to go under the key row; empty on one server.
-pub fn rows(timeline: &Timeline) -> Vec<String> {
+/// The opening of each node's row, with its heading, in node order; empty
+/// on one server. The strip adds a cell per column ([`cell_of`]).
+pub fn row_heads(timeline: &Timeline) -> Vec<String> {
     timeline
         .nodes
         .iter()
         .map(|name| {
-            let mut row = format!(
+            format!(
                 r#"<tr data-role="node-row" data-node="{0}"><th scope="row" class="tl-rowhead">{0}</th>"#,
                 escape(name)
-            );
-            for second in &timeline.seconds {
-                if let Some(node) = second.nodes.get(name) {
-                    row.push_str(&cell(name, node, before(timeline, second.t, name), second.t));
-                }
-            }
-            row + "</tr>"
+            )
         })
         .collect()
+}
+
+/// Node `name`'s cell in `second`, with its marks and its words as a tooltip.
+pub fn cell_of(timeline: &Timeline, name: &str, second: &Second) -> String {
+    second
+        .nodes
+        .get(name)
+        .map(|node| cell(name, node, before(timeline, second.t, name), second.t))
+        .unwrap_or_default()
 }
 
 fn cell(name: &str, node: &NodeSecond, before: Option<&NodeSecond>, t: u64) -> String {
@@ -179,6 +187,9 @@ pub fn legend(timeline: &Timeline) -> String {
     }
     let states = || timeline.seconds.iter().flat_map(|s| s.nodes.values());
     let mut marks = vec!["whose token the node holds, – none", "‖ paused", "⊘ down"];
+    if states().any(|n| n.health == NodeHealth::Down && n.holder.is_some()) {
+        marks.push("⊘A down, still counted for A: it stays down until A's key would have expired");
+    }
     if states().any(|n| n.clock_ahead_s > 0) {
         marks.push("+10s its clock jumped 10 s ahead");
     }
@@ -193,6 +204,11 @@ pub fn legend(timeline: &Timeline) -> String {
         marks.join("; "),
         escape(&key_heading(timeline))
     )
+}
+
+/// Whether any node's health, role or clock changed in `second`.
+pub fn changed(timeline: &Timeline, second: &Second) -> bool {
+    !events(timeline, second).is_empty()
 }
 
 /// What happened to the nodes in second `t`, in words, in node order: a

@@ -33,13 +33,38 @@ fn renders_the_fenced_gc_pause_strip() {
     insta::assert_snapshot!(strip::render(timeline, Some("Demo 3")));
 }
 
-/// The cells of one strip row, by `data-role` (and client), in column order.
+/// The cells of one strip row, by `data-role` (and client), in column order,
+/// folded gaps included.
 fn row<'a>(html: &'a str, role: &str) -> Vec<&'a str> {
     let line = html
         .lines()
         .find(|l| l.starts_with(&format!(r#"<tr data-role="{role}"#)))
         .unwrap_or_else(|| panic!("no row {role} in {html}"));
     line.split("<td ").skip(1).collect()
+}
+
+/// The cells of one row that show one second each, by their second.
+fn by_second<'a>(html: &'a str, role: &str) -> std::collections::BTreeMap<u64, &'a str> {
+    row(html, role)
+        .into_iter()
+        .filter_map(|cell| {
+            let t = cell.strip_prefix(r#"data-second=""#)?.split('"').next()?;
+            Some((t.parse().ok()?, cell))
+        })
+        .collect()
+}
+
+/// How many seconds the row's folded gaps stand for.
+fn folded(html: &str, role: &str) -> u64 {
+    row(html, role)
+        .iter()
+        .filter_map(|cell| cell.strip_prefix(r#"class="tl-gap" data-gap=""#))
+        .map(|gap| {
+            let range = gap.split('"').next().unwrap_or_default();
+            let (from, to) = range.split_once('-').expect("a gap from-to");
+            to.parse::<u64>().expect("to") - from.parse::<u64>().expect("from") + 1
+        })
+        .sum()
 }
 
 /// One column per second, and the unsafe row marks A's rejected write at
@@ -52,10 +77,13 @@ fn the_unsafe_row_marks_the_rejected_write() {
         .expect("fixture loads")
         .clone();
     let html = strip::render(&timeline, None);
-    let cells = row(&html, "unsafe-row");
-    assert_eq!(cells.len(), timeline.seconds.len());
+    let cells = by_second(&html, "unsafe-row");
+    assert_eq!(
+        cells.len() as u64 + folded(&html, "unsafe-row"),
+        timeline.seconds.len() as u64
+    );
     let marked: Vec<&str> = cells
-        .iter()
+        .values()
         .filter(|c| c.contains("data-unsafe="))
         .copied()
         .collect();
@@ -69,7 +97,10 @@ fn the_unsafe_row_marks_the_rejected_write() {
         marked[0]
             .contains(r#"<span class="tl-x">✗</span>A<span class="tl-rejected">rejected</span>"#)
     );
-    assert_eq!(row(&html, "token-row").len(), timeline.seconds.len());
+    assert_eq!(
+        row(&html, "token-row").len(),
+        row(&html, "unsafe-row").len()
+    );
 }
 
 /// Without fencing, A's late write goes through: a ✗ without "rejected",
@@ -78,7 +109,7 @@ fn the_unsafe_row_marks_the_rejected_write() {
 fn the_unfenced_write_is_unsafe_but_not_rejected() {
     let mut library = Library::new(fixtures());
     let html = strip::render(library.get("gc-pause").expect("fixture loads"), None);
-    let cell = row(&html, "unsafe-row")[15];
+    let cell = by_second(&html, "unsafe-row")[&15];
     assert!(
         cell.starts_with(r#"data-second="15" data-unsafe="A" data-rejected="false""#),
         "{cell}"
@@ -94,8 +125,12 @@ fn the_unfenced_write_is_unsafe_but_not_rejected() {
 fn a_paused_client_with_a_wrong_belief_is_marked_mistaken() {
     let mut library = Library::new(fixtures());
     let html = strip::render(library.get("gc-pause").expect("fixture loads"), None);
-    let a = row(&html, "belief-row\" data-client=\"A");
-    for (t, cell) in a.iter().enumerate() {
+    let a = by_second(&html, "belief-row\" data-client=\"A");
+    assert!(
+        (10..=14).all(|t| a.contains_key(&t)),
+        "the mistaken seconds are shown"
+    );
+    for (&t, cell) in &a {
         let paused = cell.contains(r#"data-state="paused""#);
         let mistaken = cell.contains(r#"data-mistaken="true""#) && cell.contains("tl-mistaken");
         match t {

@@ -15,13 +15,13 @@ use super::{Runner, Stop};
 use crate::error::GradeError;
 use crate::replication::NAMES;
 use crate::scenario::{Fault, WAIT_TIMEOUT_MS};
-use crate::timeline::{ActionKind, NodeHealth, NodeSecond};
+use crate::timeline::{ActionKind, NodeHealth, NodeSecond, Note};
 use crate::wire::Wire;
 use crate::world::enter;
 
 impl Runner<'_> {
     /// Plays the faults due at this second; returns what happened, in words.
-    pub(super) fn faults(&mut self) -> Result<Vec<String>, GradeError> {
+    pub(super) fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
         let Some(replicated) = self.scenario.replicated else {
             return Ok(Vec::new());
         };
@@ -55,7 +55,7 @@ impl Runner<'_> {
                     format!("{replica} back, empty, as {primary}'s replica")
                 }
             };
-            notes.push(note);
+            notes.push(Note::fault(note));
         }
         if promoted {
             self.reconnect()?;

@@ -39,7 +39,13 @@ impl Runner<'_> {
             c.stopped = true;
             c.step = Step::Done;
         } else if renewed {
-            let text = format!("renewed for {} s", ttl.as_secs());
+            // A keeper that ignores its renewal's answer moves its clock all the same: say
+            // what is true of the key, not what the keeper believes.
+            let text = if holds {
+                format!("renewed for {} s", ttl.as_secs())
+            } else {
+                "not renewed: the key is not its own".to_owned()
+            };
             c.act_unsafe(ActionKind::Renewed, text, !holds, false);
         }
         Ok(())

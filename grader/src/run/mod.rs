@@ -36,7 +36,7 @@ use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
 use crate::scenario::{MAX_SECONDS, Scenario};
-use crate::timeline::{ActionKind, Message, Timeline};
+use crate::timeline::{ActionKind, Message, Note, Timeline};
 use crate::verdict::{Property, Violation};
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World, enter};
@@ -205,12 +205,15 @@ impl Runner<'_> {
     }
 
     /// Moves the clock to this second; returns what Redis did on its own.
-    fn advance(&mut self) -> Result<Vec<String>, GradeError> {
+    fn advance(&mut self) -> Result<Vec<Note>, GradeError> {
         let holder = self.holder()?;
         let expired = enter(&self.world).advance_to(self.ms())?;
         Ok(match (expired, holder) {
-            (true, Some(h)) => vec![format!("{}'s lock expired", self.clients[h].name())],
-            (true, None) => vec!["the lock expired".into()],
+            (true, Some(h)) => vec![Note::expiry(format!(
+                "{}'s lock expired",
+                self.clients[h].name()
+            ))],
+            (true, None) => vec![Note::expiry("the lock expired")],
             _ => Vec::new(),
         })
     }

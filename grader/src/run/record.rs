@@ -8,7 +8,7 @@ use super::client::Client;
 use crate::clock::Expiry;
 use crate::error::GradeError;
 use crate::scenario::Fencing;
-use crate::timeline::{ClientSecond, Lane, Message, Outcome, Second, Timeline};
+use crate::timeline::{ClientSecond, Lane, Message, Note, Outcome, Second, Timeline};
 use crate::wire::{Step as WireStep, Wire};
 use crate::world::enter;
 
@@ -64,7 +64,7 @@ impl Runner<'_> {
     }
 
     /// Looks at Redis and the clients at the end of the second.
-    pub(super) fn observe(&mut self, notes: Vec<String>) -> Result<Second, GradeError> {
+    pub(super) fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
         let holder = self.holder()?;
         let (expiry, row) = {
             let mut world = enter(&self.world);

@@ -105,12 +105,54 @@ pub struct Second {
     pub counter: i64,
     /// The highest fencing token the storage has seen (fencing only).
     pub highest_token: Option<u64>,
-    /// What Redis did on its own this second (a key expiring).
+    /// What happened to Redis this second apart from the clients' commands,
+    /// in the order it happened: a key expiring, a fault done to a node.
     #[serde(default)]
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Each node at the end of the second, by name (see [`Timeline::nodes`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub nodes: BTreeMap<String, NodeSecond>,
+}
+
+/// Something that happened to Redis in a second, apart from the clients'
+/// commands. Its kind decides the book's mark: ◷ for an expiry only, ⚡ for a
+/// fault, so that a killed node never reads as an expired key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    /// What kind of thing happened.
+    pub kind: NoteKind,
+    /// It, in words: `A's lock expired`, `node 4 is killed`.
+    pub text: String,
+}
+
+impl Note {
+    /// A key that ran out of time: `text` says whose, and where.
+    pub fn expiry(text: impl Into<String>) -> Note {
+        Note {
+            kind: NoteKind::Expiry,
+            text: text.into(),
+        }
+    }
+
+    /// A fault done to a node, or what it did to the keys on it.
+    pub fn fault(text: impl Into<String>) -> Note {
+        Note {
+            kind: NoteKind::Fault,
+            text: text.into(),
+        }
+    }
+}
+
+/// The kinds of [`Note`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteKind {
+    /// A key's TTL ran out (on its own, or because a node's clock jumped).
+    Expiry,
+    /// A node was paused, resumed, killed, restarted, promoted or cut off, or
+    /// lost its keys by it.
+    Fault,
 }
 
 /// One Redis node during one second, in a story on several nodes.
@@ -124,6 +166,9 @@ pub struct NodeSecond {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<NodeRole>,
     /// Whose token the lock key holds on this node at the end of the second.
+    /// For a node that is down: the token it held when it went down, as long
+    /// as that key would still live, since the node comes back only after
+    /// (Redlock's delayed restart) and so still keeps others out.
     pub holder: Option<String>,
     /// How many seconds this node's clock runs ahead of the others' (a jump).
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -326,22 +371,25 @@ impl Timeline {
         out
     }
 
-    /// The unsafe actions of one second, each with the client that took it,
-    /// in column order: the ✗ marks of that second.
-    pub fn unsafe_actions<'a>(
+    /// Every action of one second, each with the client that took it, in
+    /// the order they happened: column order, and each client's in turn.
+    pub fn actions<'a>(
         &'a self,
         second: &'a Second,
     ) -> impl Iterator<Item = (&'a str, &'a Action)> {
         self.clients
             .iter()
             .filter_map(|name| second.clients.get(name).map(|c| (name.as_str(), c)))
-            .flat_map(|(name, client)| {
-                client
-                    .actions
-                    .iter()
-                    .filter(|a| a.unsafe_)
-                    .map(move |a| (name, a))
-            })
+            .flat_map(|(name, client)| client.actions.iter().map(move |a| (name, a)))
+    }
+
+    /// The unsafe actions of one second, each with the client that took it,
+    /// in column order: the ✗ marks of that second.
+    pub fn unsafe_actions<'a>(
+        &'a self,
+        second: &'a Second,
+    ) -> impl Iterator<Item = (&'a str, &'a Action)> {
+        self.actions(second).filter(|(_, a)| a.unsafe_)
     }
 }
 

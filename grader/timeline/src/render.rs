@@ -157,7 +157,7 @@ impl Timeline {
             (None, _) => "free".into(),
         };
         for note in &s.notes {
-            key = format!("{key}; {note}");
+            key = format!("{key}; {}", note.text);
         }
         row.push(key);
         if !self.nodes.is_empty() {

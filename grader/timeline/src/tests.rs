@@ -280,3 +280,84 @@ fn a_second_whose_nodes_changed_is_not_folded() {
     assert!(!table.contains("0–1"), "{table}");
     assert!(table.contains("│ A ‖   │"), "{table}");
 }
+
+#[test]
+fn the_holder_must_be_the_one_the_nodes_give() {
+    let mut three = on_two_nodes();
+    three.nodes.push("node 3".into());
+    for second in &mut three.seconds {
+        let mut free = second.nodes["node 1"].clone();
+        free.holder = None;
+        second.nodes.insert("node 3".into(), free);
+    }
+    // Two of three hold A's token: a majority.
+    assert_eq!(three.validate("sample"), Ok(()));
+    // One of three does not, whatever the second says.
+    let mut one = three.clone();
+    one.seconds[1]
+        .nodes
+        .get_mut("node 2")
+        .expect("node 2")
+        .holder = None;
+    let err = one.validate("sample").expect_err("no majority");
+    assert!(
+        err.contains(
+            "t = 1: \"holder\" is Some(\"A\"), but by the majority rule the nodes give None"
+        ),
+        "{err}"
+    );
+    // A node that is down counts for the token it still keeps others from.
+    let mut down = three;
+    down.seconds[1]
+        .nodes
+        .get_mut("node 2")
+        .expect("node 2")
+        .health = NodeHealth::Down;
+    assert_eq!(down.validate("sample"), Ok(()));
+}
+
+#[test]
+fn the_primary_rule_reads_the_primary() {
+    let mut pair = on_two_nodes();
+    for second in &mut pair.seconds {
+        second.nodes.get_mut("node 1").expect("node 1").role = Some(NodeRole::Replica);
+        let primary = second.nodes.get_mut("node 2").expect("node 2");
+        primary.role = Some(NodeRole::Primary);
+        primary.holder = None;
+    }
+    let err = pair
+        .validate("sample")
+        .expect_err("the primary holds nothing");
+    assert!(
+        err.contains("by the primary rule the nodes give None"),
+        "{err}"
+    );
+    for second in &mut pair.seconds {
+        second.holder = None;
+        second.ttl_left_s = None;
+    }
+    assert_eq!(pair.validate("sample"), Ok(()));
+}
+
+#[test]
+fn notes_say_their_kind_in_the_json() {
+    let mut timeline = sample();
+    timeline.seconds[1].notes = vec![
+        Note::fault("node 4 is killed"),
+        Note::expiry("A's lock expired"),
+    ];
+    let json = timeline.to_json();
+    assert!(json.contains("\"kind\": \"fault\""), "{json}");
+    assert!(json.contains("\"kind\": \"expiry\""), "{json}");
+    let back: Timeline = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, timeline);
+    let plain = json.replace(
+        "{\n          \"kind\": \"fault\",\n          \"text\": \"node 4 is killed\"\n        }",
+        "\"node 4 is killed\"",
+    );
+    assert_ne!(plain, json, "the test's edit must apply");
+    assert!(
+        serde_json::from_str::<Timeline>(&plain).is_err(),
+        "a bare string has no kind"
+    );
+}

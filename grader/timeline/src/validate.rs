@@ -1,8 +1,9 @@
 //! What serde cannot check in a timeline read back from JSON: its name, the
 //! seconds numbered without gaps, every second describing every client, and,
-//! in a story on several nodes, every node.
+//! in a story on several nodes, every node, and the lock's holder the one
+//! the story's rule gives.
 
-use crate::{Second, Timeline};
+use crate::{NodeRole, Second, Timeline};
 
 impl Timeline {
     /// Checks the rules the JSON shape alone does not enforce, and returns
@@ -91,6 +92,34 @@ impl Timeline {
                 ));
             }
         }
+        if !self.nodes.is_empty() {
+            let by_rule = self.holder_by_rule(second);
+            if second.holder != by_rule {
+                return Err(format!(
+                    "t = {t}: \"holder\" is {:?}, but by the {} rule the nodes give {by_rule:?}",
+                    second.holder,
+                    self.key_rule().unwrap_or("majority")
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Whose the lock is in `second` by the story's rule, from its nodes
+    /// alone: the holder of the primary, or the client whose token more than
+    /// half of the nodes hold. The book's key row shows `holder`, and its
+    /// legend states this rule, so the two must agree at every second.
+    pub fn holder_by_rule(&self, second: &Second) -> Option<String> {
+        let holders = || second.nodes.values().filter_map(|n| n.holder.as_deref());
+        if self.key_rule() == Some("primary") {
+            return second
+                .nodes
+                .values()
+                .find(|n| n.role == Some(NodeRole::Primary))
+                .and_then(|n| n.holder.clone());
+        }
+        holders()
+            .find(|h| 2 * holders().filter(|o| o == h).count() > self.nodes.len())
+            .map(str::to_owned)
     }
 }

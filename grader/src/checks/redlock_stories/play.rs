@@ -25,7 +25,7 @@ use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::reference::LOCK as REFERENCE;
 use crate::sandbox::Failure;
 use crate::scenario::MAX_SECONDS;
-use crate::timeline::{ActionKind, Second, Timeline};
+use crate::timeline::{ActionKind, Note, Second, Timeline};
 use crate::verdict::seconds;
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World};
@@ -112,7 +112,7 @@ type Halted = (&'static str, Failure);
 
 impl Player<'_> {
     /// Moves the nodes' clocks to the start of this second; returns what time did to them.
-    fn tick(&mut self) -> Result<Vec<String>, GradeError> {
+    fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
         {
             let mut c = enter(&self.cluster);
             let target = self.t * 1000;
@@ -121,16 +121,16 @@ impl Player<'_> {
         }
         let before = self.seen.clone();
         let after = self.snapshot()?;
-        let notes = before.changes(&after, "expires on");
+        let notes = before.changes(&after, false);
         for note in &notes {
-            self.line(note, &after);
+            self.line(&note.text, &after);
         }
         self.seen = after;
         Ok(notes)
     }
 
     /// Does `fault` to its node; returns what happened, in words.
-    fn fault(&mut self, fault: Fault) -> Result<Vec<String>, GradeError> {
+    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
         let before = self.seen.clone();
         let (what, lost) = {
             let mut c = enter(&self.cluster);
@@ -177,13 +177,13 @@ impl Player<'_> {
             }
         };
         let after = self.snapshot()?;
-        let verb = if lost { "is lost on" } else { "expires on" };
-        let notes: Vec<String> = what
+        let notes: Vec<Note> = what
+            .map(Note::fault)
             .into_iter()
-            .chain(before.changes(&after, verb))
+            .chain(before.changes(&after, lost))
             .collect();
         for note in &notes {
-            self.line(note, &after);
+            self.line(&note.text, &after);
         }
         self.seen = after;
         Ok(notes)

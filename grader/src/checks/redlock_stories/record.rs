@@ -22,7 +22,7 @@ use crate::error::GradeError;
 use crate::nodes::cluster::enter;
 use crate::nodes::{Health, NODES};
 use crate::run::shown_state;
-use crate::timeline::{ClientSecond, NodeHealth, NodeSecond, Outcome, Second, Timeline};
+use crate::timeline::{ClientSecond, NodeHealth, NodeSecond, Note, Outcome, Second, Timeline};
 use crate::world;
 
 /// The name readers know node `i` by: node 0 of the grader is "node 1".
@@ -105,13 +105,13 @@ impl Snapshot {
             .map(|at| at.saturating_sub(now_ms).div_ceil(1000))
     }
 
-    /// What happened between `self` and `after`: a node back up, and keys gone, said with
-    /// `verb` ("expires on", "is lost on").
-    pub(super) fn changes(&self, after: &Snapshot, verb: &str) -> Vec<String> {
+    /// What happened between `self` and `after`: a node back up (a fault), and keys gone, an
+    /// expiry unless `lost` (then a fault's doing: "is lost on").
+    pub(super) fn changes(&self, after: &Snapshot, lost: bool) -> Vec<Note> {
         let mut notes = Vec::new();
         for (i, (was, is)) in self.0.iter().zip(&after.0).enumerate() {
             if was.health == Health::Down && is.health == Health::Up {
-                notes.push(format!("{} comes back, empty", node_name(i)));
+                notes.push(Note::fault(format!("{} comes back, empty", node_name(i))));
             }
         }
         let mut gone: Vec<(&str, Vec<usize>)> = Vec::new();
@@ -128,11 +128,12 @@ impl Snapshot {
             }
         }
         for (token, nodes) in gone {
-            notes.push(format!(
-                "{}'s key {verb} {}",
-                owner(token),
-                super::play::list(&nodes)
-            ));
+            let (owner, nodes) = (owner(token), super::play::list(&nodes));
+            notes.push(if lost {
+                Note::fault(format!("{owner}'s key is lost on {nodes}"))
+            } else {
+                Note::expiry(format!("{owner}'s key expires on {nodes}"))
+            });
         }
         notes
     }
@@ -203,7 +204,7 @@ impl Player<'_> {
     }
 
     /// Writes down the second that ends: each client, each node, the storage, and `notes`.
-    pub(super) fn observe(&mut self, notes: Vec<String>) -> Result<Second, GradeError> {
+    pub(super) fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
         let now = enter(&self.cluster).now_ms();
         let nodes = self.snapshot()?;
         self.seen = nodes.clone();
@@ -239,7 +240,13 @@ impl Player<'_> {
                         Health::Down => NodeHealth::Down,
                     },
                     role: None,
-                    holder: n.token.as_deref().map(|t| owner(t).to_owned()),
+                    // A node that is down counts for the key it kept others from, as the
+                    // majority above does; the timeline's rule reads the same.
+                    holder: n
+                        .token
+                        .as_deref()
+                        .or(n.kept.as_ref().map(|(t, _)| t.as_str()))
+                        .map(|t| owner(t).to_owned()),
                     clock_ahead_s: n.ahead_ms / 1000,
                 };
                 (node_name(i), state)
