@@ -58,9 +58,9 @@ use crate::server;
 /// stuck outside the grader's reach.
 pub const TIME_LIMIT: Duration = Duration::from_secs(60);
 
-/// The address space a check's process may use. A check needs a few dozen
-/// MiB; a token or a loop that grows without bound stops here, before it
-/// makes the machine swap.
+/// The memory a check's process may allocate (`RLIMIT_DATA`, see
+/// `supervise::limit_and_tie`). A check needs a few dozen MiB; a token or a
+/// loop that grows without bound stops here, before it makes the machine swap.
 pub const MEMORY_LIMIT: u64 = 512 * 1024 * 1024;
 
 /// The environment variable that sets the time limit, in seconds.

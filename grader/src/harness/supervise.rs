@@ -175,8 +175,16 @@ fn in_the_child(channel_fd: i32, memory: u64, parent: libc::pid_t) -> io::Result
 }
 
 /// Runs in a child between fork and exec, after what is its own: a limit on
-/// its address space and (on Linux) death with this process's thread that
-/// started it. Used for a check's process and for a learner's runner alike.
+/// its memory and (on Linux) death with this process's thread that started it.
+/// Used for a check's process and for a learner's runner alike.
+///
+/// The limit is on the data segment and private writable mappings
+/// (`RLIMIT_DATA`), not on the address space (`RLIMIT_AS`): glibc reserves
+/// 64 MiB of address space for the malloc arena of each thread that meets
+/// contention, so eight busy threads reach 512 MiB of address space with a few
+/// MiB in use, and a check with five node links failed so under load. A
+/// reservation is not writable until it is used, so it does not count here,
+/// while every block a process allocates does, touched or not.
 pub(crate) fn limit_and_tie(memory: u64, parent: libc::pid_t) -> io::Result<()> {
     // SAFETY: plain system calls on the calling process only; no allocation.
     unsafe {
@@ -185,7 +193,7 @@ pub(crate) fn limit_and_tie(memory: u64, parent: libc::pid_t) -> io::Result<()> 
             rlim_max: memory as libc::rlim_t,
         };
         // Where the system has no such limit, the time limit still holds.
-        let _ = libc::setrlimit(libc::RLIMIT_AS, &limit);
+        let _ = libc::setrlimit(libc::RLIMIT_DATA, &limit);
         // A parent stopped by Ctrl-C can no longer enforce the time limit:
         // the child goes with it. The signal comes when the thread that
         // started the child ends, and that thread waits for the child.

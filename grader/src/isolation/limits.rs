@@ -22,7 +22,9 @@ use super::sys::{Resource, Rlimit};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Memory in bytes, for the whole tree when a cgroup holds it
-    /// ([`Mechanism::Cgroup`]), else address space per process (RLIMIT_AS).
+    /// ([`Mechanism::Cgroup`]), else allocated memory per process
+    /// (RLIMIT_DATA: what a process allocates, touched or not, without the
+    /// address space that glibc only reserves for each thread's arena).
     pub memory: u64,
     /// Processes and threads at once, for the whole tree (pids cgroup), else
     /// RLIMIT_NPROC.
@@ -90,7 +92,7 @@ impl Limits {
             rlimit(libc::RLIMIT_CORE, 0, 0),
         ];
         if enforcement.memory == Mechanism::Rlimit {
-            limits.push(rlimit(libc::RLIMIT_AS, self.memory, self.memory));
+            limits.push(rlimit(libc::RLIMIT_DATA, self.memory, self.memory));
         }
         if enforcement.processes == Mechanism::Rlimit {
             limits.push(rlimit(libc::RLIMIT_NPROC, self.processes, self.processes));
@@ -207,7 +209,7 @@ impl fmt::Display for Enforcement {
             f,
             "memory",
             &self.memory,
-            "RLIMIT_AS, per process (address space, not memory used)",
+            "RLIMIT_DATA, per process (memory allocated, touched or not)",
         )?;
         line(
             f,

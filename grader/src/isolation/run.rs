@@ -232,7 +232,7 @@ pub(crate) fn run(
     Ok(outcome)
 }
 
-/// Under RLIMIT_AS an allocation fails rather than a process being killed:
+/// Under RLIMIT_DATA an allocation fails rather than a process being killed:
 /// Rust's allocator then aborts with this message.
 fn looks_out_of_memory(stderr: &Captured) -> bool {
     stderr.text.contains("memory allocation of ") && stderr.text.contains(" failed")

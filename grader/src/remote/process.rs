@@ -34,7 +34,7 @@ use crate::harness::supervise::limit_and_tie;
 use crate::isolation::{self, Isolation, Limit, Spec};
 use crate::sandbox::CALL_LIMIT;
 
-/// The address space the runner may use: as much as a check's process.
+/// The memory the runner may allocate: as much as a check's process.
 const MEMORY_LIMIT: u64 = crate::harness::MEMORY_LIMIT;
 
 /// The only variables of the judge's environment a runner sees: which lock of
