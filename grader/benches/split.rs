@@ -598,7 +598,9 @@ fn saves(paths: &Paths) -> Result<Saves, String> {
             edit(n)?;
             let no_run = ["test", "--locked", "--quiet", "-p", "exercises", "--no-run"];
             rebuild.push(succeeds(&mut cargo(&paths.solutions, &paths.build, &no_run))?.0);
-            let noop = ["build", "--locked", "--quiet", "-p", "grader", "--bin", "course"];
+            let noop = [
+                "build", "--locked", "--quiet", "-p", "grader", "--bin", "course",
+            ];
             judge_noop.push(succeeds(&mut cargo(&paths.solutions, &paths.build, &noop))?.0);
             let mut alone = Command::new(&judge);
             alone
@@ -688,7 +690,9 @@ fn save_rows(paths: &Paths) {
         "",
     );
     row(
-        &format!("… of which: the judge alone, running the checks (`course {EDITED}::`, Redis start included)"),
+        &format!(
+            "… of which: the judge alone, running the checks (`course {EDITED}::`, Redis start included)"
+        ),
         "",
         &spread(&s.checks),
         "",
@@ -919,10 +923,7 @@ fn lock_rate(con: &mut redis::Connection, url: &str, in_runner: bool) -> Result<
 }
 
 /// Round trips per second of `PINGS` commands made by `make(i)` on `con`.
-fn raw_rate(
-    con: &mut redis::Connection,
-    make: impl Fn(u32) -> redis::Cmd,
-) -> Result<f64, String> {
+fn raw_rate(con: &mut redis::Connection, make: impl Fn(u32) -> redis::Cmd) -> Result<f64, String> {
     let started = Instant::now();
     for i in 0..PINGS {
         make(i)
@@ -935,28 +936,35 @@ fn raw_rate(
 fn proxy_rows() {
     eprintln!("split: Redis commands per second, raw and through the proxy…");
     #[allow(clippy::type_complexity)]
-    let measured = (|| -> Result<(String, f64, f64, Result<Rate, String>, Result<Rate, String>), String> {
-        let server = server::shared().map_err(|e| e.to_string())?;
-        let mut con = server.connect().map_err(|e| e.to_string())?;
-        let url = server.url().to_string();
-        let key = format!("{}bench-split", grader::prefix::course());
-        let ping = raw_rate(&mut con, |_| redis::cmd("PING"))?;
-        let get_set = raw_rate(&mut con, |i| {
-            if i % 2 == 0 {
-                let mut c = redis::cmd("GET");
-                c.arg(&key);
-                c
-            } else {
-                let mut c = redis::cmd("SET");
-                c.arg(&key).arg("someone-else");
-                c
-            }
-        })?;
-        let _: Result<i64, _> = redis::cmd("DEL").arg(&key).query(&mut con);
-        let in_process = lock_rate(&mut con, &url, false);
-        let in_runner = lock_rate(&mut con, &url, true);
-        Ok((server.kind().to_string(), ping, get_set, in_process, in_runner))
-    })();
+    let measured =
+        (|| -> Result<(String, f64, f64, Result<Rate, String>, Result<Rate, String>), String> {
+            let server = server::shared().map_err(|e| e.to_string())?;
+            let mut con = server.connect().map_err(|e| e.to_string())?;
+            let url = server.url().to_string();
+            let key = format!("{}bench-split", grader::prefix::course());
+            let ping = raw_rate(&mut con, |_| redis::cmd("PING"))?;
+            let get_set = raw_rate(&mut con, |i| {
+                if i % 2 == 0 {
+                    let mut c = redis::cmd("GET");
+                    c.arg(&key);
+                    c
+                } else {
+                    let mut c = redis::cmd("SET");
+                    c.arg(&key).arg("someone-else");
+                    c
+                }
+            })?;
+            let _: Result<i64, _> = redis::cmd("DEL").arg(&key).query(&mut con);
+            let in_process = lock_rate(&mut con, &url, false);
+            let in_runner = lock_rate(&mut con, &url, true);
+            Ok((
+                server.kind().to_string(),
+                ping,
+                get_set,
+                in_process,
+                in_runner,
+            ))
+        })();
     let (kind, ping, get_set, in_process, in_runner) = match measured {
         Ok(m) => m,
         Err(e) => {
@@ -993,7 +1001,10 @@ fn proxy_rows() {
         &cell(&in_process),
         "",
     );
-    let target = format!("≥ {:.0} commands/s (half the raw GET/SET rate)", get_set / 2.0);
+    let target = format!(
+        "≥ {:.0} commands/s (half the raw GET/SET rate)",
+        get_set / 2.0
+    );
     row(
         "`GRADER_LOCK=hammers` in a runner, through the judge's proxy (`GRADER_LOCK_IN=runner`)",
         "",

@@ -39,6 +39,14 @@ pub enum Problem {
         /// How.
         failure: Failure,
     },
+    /// The grader did not send a command of the lock's: it reaches beyond the
+    /// check's namespace ([`crate::confine`]).
+    Refused {
+        /// The command, e.g. `FLUSHALL` or `SCRIPT FLUSH`.
+        command: String,
+        /// Why it was not sent.
+        why: String,
+    },
 }
 
 /// A failed check, ready to print.
@@ -81,11 +89,35 @@ impl Report {
         }
     }
 
+    /// A report for a command the grader did not send.
+    pub fn refused(
+        check: &str,
+        lock: &str,
+        command: String,
+        why: String,
+        evidence: Vec<String>,
+    ) -> Report {
+        Report {
+            check: check.into(),
+            lock: lock.into(),
+            problem: Problem::Refused { command, why },
+            evidence,
+        }
+    }
+
+    /// The command the grader refused to send, if that is what failed the check.
+    pub fn refused_command(&self) -> Option<&str> {
+        match &self.problem {
+            Problem::Refused { command, .. } => Some(command),
+            _ => None,
+        }
+    }
+
     /// The property that broke, if a rule broke.
     pub fn property(&self) -> Option<Property> {
         match &self.problem {
             Problem::Broken(v) => Some(v.property),
-            Problem::Failed { .. } => None,
+            Problem::Failed { .. } | Problem::Refused { .. } => None,
         }
     }
 
@@ -106,6 +138,13 @@ impl fmt::Display for Report {
             }
             Problem::Failed { function, failure } => {
                 writeln!(f, "  Your `{function}` {failure}.")?;
+            }
+            Problem::Refused { command, why } => {
+                writeln!(
+                    f,
+                    "  Refused:       your code sent {command}, which the grader did not send on."
+                )?;
+                writeln!(f, "  Why:           {why}.")?;
             }
         }
         for block in &self.evidence {
@@ -136,6 +175,12 @@ impl fmt::Display for Report {
                 writeln!(
                     f,
                     "  Hint: each function tries once and returns; waiting and retrying is the caller's job."
+                )?;
+            }
+            Problem::Refused { .. } => {
+                writeln!(
+                    f,
+                    "  Hint: a lock needs only commands on keys (any names: the grader keeps them in your check's own namespace), scripts and functions; nothing that acts on the whole server."
                 )?;
             }
             Problem::Failed { .. } => {}

@@ -70,9 +70,6 @@ pub enum Property {
     CounterEndsRight,
     /// The run matches the reference run second by second.
     SameAsReference,
-    /// The lock sends only the commands the exercises need, on the keys it
-    /// was handed (see [`crate::confine`]).
-    KeepsToItsKeys,
     /// Redlock takes the lock when a majority of the nodes is free and answering.
     RedlockTakesMajority,
     /// Redlock grants the lock only with a majority of the nodes.
@@ -88,7 +85,7 @@ pub enum Property {
 impl Property {
     /// Every rule, in the order of the enum: for reading a rule back by its
     /// name (`format!("{p:?}")`), as the learner's progress file stores it.
-    pub const ALL: [Property; 33] = [
+    pub const ALL: [Property; 32] = [
         Property::TokensUnique,
         Property::TokensUnguessable,
         Property::AcquireTakesFreeLock,
@@ -116,7 +113,6 @@ impl Property {
         Property::StorageRemembersHighest,
         Property::CounterEndsRight,
         Property::SameAsReference,
-        Property::KeepsToItsKeys,
         Property::RedlockTakesMajority,
         Property::RedlockNeedsMajority,
         Property::RedlockValidity,
@@ -186,9 +182,6 @@ impl Property {
             }
             Property::CounterEndsRight => "the counter must end where the scenario says",
             Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
-            Property::KeepsToItsKeys => {
-                "a lock sends only the commands the exercises need, on the keys it is handed"
-            }
             Property::RedlockTakesMajority => {
                 "Redlock must take the lock when a majority of the nodes is free and answering"
             }
@@ -304,12 +297,6 @@ impl Property {
             }
             Property::CounterEndsRight | Property::SameAsReference => {
                 "Compare your run with the expected one below: the first second where they differ is where to look."
-            }
-            Property::KeepsToItsKeys => {
-                "Use only the key names your function receives (the lock, the fence counter, the row), and \
-                 in a Lua script only the keys it declares in KEYS. Commands that reach the whole server \
-                 (FLUSHALL, FLUSHDB, KEYS, CONFIG, CLIENT, SHUTDOWN, SCRIPT FLUSH) are refused: other \
-                 people's data may share this Redis."
             }
             Property::RedlockTakesMajority | Property::RedlockNeedsMajority => {
                 "Count the nodes that answered OK to `SET key token NX PX ttl`, and grant only when \
@@ -498,11 +485,6 @@ impl Property {
                 "Run that exercise's own checks (`cargo test -p exercises NAME::`): they show the \
                  commands it sent.",
             ],
-            Property::KeepsToItsKeys => [
-                "Which key names and commands does your code use?",
-                "Use only the keys your function receives, and in Lua only those it declares in KEYS.",
-                "Pass keys as `redis::Script::new(src).key(k)`; reach them as `KEYS[1]` in the script.",
-            ],
         }
     }
 
@@ -516,8 +498,7 @@ impl Property {
             | Property::AcquireLeavesHolderTtl
             | Property::LockHasTtl
             | Property::NoImmortalLock
-            | Property::OneWinner
-            | Property::KeepsToItsKeys => {
+            | Property::OneWinner => {
                 "1, Why a lock, and the single-instance lock (book/src/single-instance.md)"
             }
             Property::ReleaseFreesOwnLock

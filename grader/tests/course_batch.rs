@@ -142,10 +142,10 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     // The judge is the course's own binary; this test's binary is libtest's.
     batch.judge = env!("CARGO_BIN_EXE_course").into();
     // As `cargo course batch` grades: each build and each runner in a sandbox.
-    batch.isolation = Some(
-        grader::isolation::Isolation::detect()
-            .unwrap_or_else(|e| panic!("a batch needs its sandbox (apt-get install bubblewrap): {e}")),
-    );
+    batch.isolation =
+        Some(grader::isolation::Isolation::detect().unwrap_or_else(|e| {
+            panic!("a batch needs its sandbox (apt-get install bubblewrap): {e}")
+        }));
     batch.filters = vec![FILTER.to_string()];
     batch.time_limit = Duration::from_secs(900);
     let graded = batch::grade_all(&batch, &submissions, |_| {}).expect("the batch runs");

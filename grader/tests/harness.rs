@@ -22,7 +22,9 @@ const PASSES: &str = "release::releases_its_own_lock";
 static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn heavy() -> std::sync::MutexGuard<'static, ()> {
-    HEAVY.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    HEAVY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What a run of the harness left behind.
@@ -337,7 +339,11 @@ fn in_a_runner_the_same_lock_gets_the_same_report_every_time() {
         let first = grade(lock, &["acquire::", "release::"], &[IN_A_RUNNER]);
         for _ in 0..2 {
             let again = grade(lock, &["acquire::", "release::"], &[IN_A_RUNNER]);
-            assert_eq!(shown(&again), shown(&first), "{lock}: a report changed between runs");
+            assert_eq!(
+                shown(&again),
+                shown(&first),
+                "{lock}: a report changed between runs"
+            );
             assert_eq!(again.code, first.code, "{lock}");
         }
     }

@@ -28,12 +28,21 @@ fn the_learners_runner_holds_every_function_once_and_the_test_none() {
     }
     let handed = grade.matches(": exercises::").count();
     let functions: usize = EXERCISES.iter().map(|e| e.functions.len()).sum();
-    assert_eq!(handed, functions, "runner/main.rs hands over a function no exercise has");
+    assert_eq!(
+        handed, functions,
+        "runner/main.rs hands over a function no exercise has"
+    );
     // The runner holds nothing of the grader, and the test cargo runs holds none of the
     // learner's code: it only starts the judge with the runner.
-    assert!(!grade.contains("grader::"), "runner/main.rs must not link the grader");
+    assert!(
+        !grade.contains("grader::"),
+        "runner/main.rs must not link the grader"
+    );
     let test = read("exercises/tests/grade.rs");
-    assert!(!test.contains("exercises::"), "tests/grade.rs must hold none of the learner's code");
+    assert!(
+        !test.contains("exercises::"),
+        "tests/grade.rs must hold none of the learner's code"
+    );
 }
 
 /// The `pub fn` signatures of a file, whitespace folded.

@@ -85,7 +85,10 @@ fn through_the_runner_every_check_reports_the_stubs_as_not_started() {
     assert_eq!(checks.len(), CHECKS.len());
     for result in checks {
         let Outcome::NotStarted { message } = &result.outcome else {
-            panic!("{} should say not started, got {:?}", result.name, result.outcome);
+            panic!(
+                "{} should say not started, got {:?}",
+                result.name, result.outcome
+            );
         };
         assert!(
             message.starts_with("not started: `") && message.contains("exercises/src/"),

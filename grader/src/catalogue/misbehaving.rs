@@ -87,7 +87,10 @@ pub const IN_A_RUNNER: &[(&str, lock_runner::Lock)] = &[
     ("exits", in_a_runner(exits)),
     ("aborts", in_a_runner(aborts)),
     ("fakes-results", in_a_runner(fakes_results)),
-    ("panics-while-unwinding", in_a_runner(panics_while_unwinding)),
+    (
+        "panics-while-unwinding",
+        in_a_runner(panics_while_unwinding),
+    ),
     ("hogs-memory", in_a_runner(hogs_memory)),
     ("stops", in_a_runner(stops)),
     ("panics", in_a_runner(panics)),

@@ -25,9 +25,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::BatchArgs;
-use crate::isolation::Isolation;
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
+use crate::isolation::Isolation;
 use workspace::{Pristine, Submission};
 
 /// One student's grading.
@@ -226,7 +226,11 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     options.isolation = batch.isolation.clone();
     // The judge's checks run each submission's runner in the same sandbox, or
     // (`--no-sandbox`) in none: never decided by what this machine happens to have.
-    let sandbox = if batch.isolation.is_some() { "bwrap" } else { "none" };
+    let sandbox = if batch.isolation.is_some() {
+        "bwrap"
+    } else {
+        "none"
+    };
     options
         .env
         .push((crate::remote::SANDBOX_VAR.to_string(), sandbox.to_string()));

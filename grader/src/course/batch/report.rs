@@ -73,7 +73,10 @@ pub fn line(graded: &Graded) -> String {
         line.push_str(" [did not compile]");
     }
     if !graded.changed.is_empty() {
-        line.push_str(&format!(" [changed: {}]", named(&graded.changed.join(", "))));
+        line.push_str(&format!(
+            " [changed: {}]",
+            named(&graded.changed.join(", "))
+        ));
     }
     line
 }
