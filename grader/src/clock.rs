@@ -9,9 +9,13 @@
 //! decides who wins, and Redis holds the TTLs the clients set.
 //!
 //! The clock keeps its books in a hash of its own (one per scenario). After
-//! every command a client sends, [`Clock::settle`] looks for TTLs that command
-//! set and notes their virtual expiry, rounded up to [`RESOLUTION_MS`] to
-//! absorb the few real milliseconds between the command and the look.
+//! every command a client sends, [`Clock::settle_after`] looks for TTLs that
+//! command set and notes their virtual expiry to the millisecond: the wire
+//! reads Redis's `TIME` in the same round trip, just before the command, so
+//! the look knows the real instant the command ran at, whatever real time
+//! passed until the look. A TTL is so read as asked, or at most a millisecond
+//! over (when Redis's clock ticked between the two); a judge of TTLs allows
+//! [`SLACK_MS`] for it and for the millisecond a lock may add on purpose.
 //!
 //! Real time still passes between two steps, and a stopped process (Ctrl-Z),
 //! a starved CPU or a paused server can make it pass for seconds. Every move
@@ -32,11 +36,27 @@ use redis::{Connection, RedisResult, Script};
 use crate::error::GradeError;
 use crate::stall;
 
-/// TTLs are measured to this many milliseconds: a TTL is rounded up to a
-/// multiple of it. The course's TTLs are all multiples of it (10 s, 30 s,
-/// 1.5 s), and the few real milliseconds between a command and the look at
-/// it, even a stall of up to this long on a loaded machine, are absorbed.
-pub const RESOLUTION_MS: u64 = 250;
+/// TTLs are measured to this many milliseconds.
+pub const RESOLUTION_MS: u64 = 1;
+
+/// How far over the TTL asked for a key's TTL may read and still be the one
+/// asked for: Redis's own expiry may come a millisecond late, which some
+/// locks make up for by asking a millisecond more (php-lock), and the clock's
+/// reading may be a millisecond over (see above). Such a key also expires when
+/// the one asked for would: the clock lets a key go once virtual time is
+/// within this of its expiry, and the models do the same.
+pub const SLACK_MS: u64 = 2;
+
+/// The resolution of a TTL read at the look rather than from the instant its
+/// command ran (the grader's own commands, a command inside a `MULTI` the
+/// lock's code opened): rounded up to a multiple of this, which absorbs the
+/// real milliseconds until the look. The grader's own TTLs are multiples of it.
+const LOOK_RESOLUTION_MS: u64 = 250;
+
+/// How much real time may pass between a command whose real instant the wire
+/// could not read (one sent inside a `MULTI` it opened with a command of its
+/// own) and the clock's look at it, in ms.
+const ABSORBED_MS: u64 = 250;
 
 /// What the clock knows about one key's expiry, in virtual milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +75,8 @@ pub enum Expiry {
 /// `WATCH`, as no real Redis does between two of its commands.
 ///
 /// KEYS[1] is the clock's hash, KEYS[2..] the timed keys;
-/// ARGV[1] is virtual now, ARGV[2] the resolution, both in milliseconds.
+/// ARGV[1] is virtual now, ARGV[2] the resolution, ARGV[3] the real instant
+/// the command ran at (-1: unknown, take now), all in milliseconds.
 /// Returns `{ fresh, overrun, gap }`: how many keys got a new TTL, how many
 /// had a real expiry that came before the clock said it would (real time ran
 /// ahead of virtual time), and the real milliseconds since the last look.
@@ -66,6 +87,8 @@ local now_virtual = tonumber(ARGV[1])
 local resolution = tonumber(ARGV[2])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ran_at = tonumber(ARGV[3])
+if ran_at < 0 then ran_at = now_real end
 local last = tonumber(redis.call("HGET", KEYS[1], "|last") or now_real)
 redis.call("HSET", KEYS[1], "|last", tostring(now_real))
 local fresh, overrun = 0, 0
@@ -83,7 +106,7 @@ for i = 2, #KEYS do
         end
         local virtual, left = real, 0
         if real >= 0 then
-            left = math.max(real - now_real, 0)
+            left = math.max(real - ran_at, 0)
             virtual = now_virtual + math.ceil(left / resolution) * resolution
             fresh = fresh + 1
         end
@@ -97,12 +120,15 @@ return { fresh, overrun, now_real - last }
 });
 
 /// Moves virtual time to ARGV[1]: deletes the timed keys whose virtual expiry
-/// has come, and re-anchors the others so that their real TTL again equals
+/// has come, or is no more than ARGV[2] ([`SLACK_MS`]) away, so that a TTL
+/// read that much over the one asked for expires when the one asked for
+/// would; and re-anchors the others so that their real TTL again equals
 /// their virtual one. Returns the names of the keys that expired.
 static ADVANCE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local now_virtual = tonumber(ARGV[1])
+local slack = tonumber(ARGV[2])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expired = {}
@@ -111,7 +137,7 @@ for i = 2, #KEYS do
     local key = KEYS[i]
     local virtual = tonumber(redis.call("HGET", KEYS[1], key .. "|virtual") or "-2")
     if virtual >= 0 and redis.call("PEXPIRETIME", key) >= 0 then
-        if virtual <= now_virtual then
+        if virtual <= now_virtual + slack then
             -- Its time has come: the key is gone, as Redis would have it.
             redis.call("DEL", key)
             table.insert(expired, key)
@@ -127,6 +153,26 @@ return expired
 "#,
     )
 });
+
+/// Sends the one command `packed` on `con` right behind a `TIME`, in one
+/// round trip, so that Redis runs the two back to back: the reply, and the
+/// real millisecond the command ran at by Redis's clock (or the one before,
+/// when Redis's clock ticked between the two), if `TIME` answered.
+pub fn sent_timed(con: &mut Connection, packed: &[u8]) -> (RedisResult<redis::Value>, Option<u64>) {
+    let time = redis::cmd("TIME").get_packed_command();
+    let both = [time.as_slice(), packed].concat();
+    match redis::ConnectionLike::req_packed_commands(con, &both, 0, 2) {
+        Ok(mut replies) if replies.len() == 2 => {
+            let reply = replies.pop().unwrap_or(redis::Value::Nil);
+            let ran_at = redis::from_redis_value::<(u64, u64)>(replies.remove(0))
+                .ok()
+                .map(|(secs, micros)| secs * 1_000 + micros / 1_000);
+            (Ok(reply), ran_at)
+        }
+        Ok(mut replies) => (Ok(replies.pop().unwrap_or(redis::Value::Nil)), None),
+        Err(e) => (Err(e), None),
+    }
+}
 
 /// The virtual clock of one scenario.
 #[derive(Debug)]
@@ -154,23 +200,43 @@ impl Clock {
     /// Notes TTLs set since the last call; run after the grader's own
     /// commands.
     pub fn settle(&self, con: &mut Connection) -> Result<(), GradeError> {
-        self.look(con, None)
+        self.look(con, None, None)
     }
 
-    /// Like [`Clock::settle`], after a client command sent at `sent`: a TTL
-    /// that command set is read back as it was when the command ran, which
-    /// only holds while less than [`RESOLUTION_MS`] has passed since.
-    pub fn settle_after(&self, con: &mut Connection, sent: Instant) -> Result<(), GradeError> {
-        self.look(con, Some(sent))
+    /// Like [`Clock::settle`], after a client command sent at `sent` that ran
+    /// at the real instant `ran_at_ms` by Redis's clock, if the wire could
+    /// read it: a TTL that command set is read as it was when the command
+    /// ran. Otherwise it is read at the look, which holds only while less than
+    /// [`ABSORBED_MS`] has passed since the command was sent.
+    pub fn settle_after(
+        &self,
+        con: &mut Connection,
+        sent: Instant,
+        ran_at_ms: Option<u64>,
+    ) -> Result<(), GradeError> {
+        self.look(con, Some(sent), ran_at_ms)
     }
 
-    fn look(&self, con: &mut Connection, sent: Option<Instant>) -> Result<(), GradeError> {
+    fn look(
+        &self,
+        con: &mut Connection,
+        sent: Option<Instant>,
+        ran_at_ms: Option<u64>,
+    ) -> Result<(), GradeError> {
         let mut call = SETTLE.prepare_invoke();
         for key in &self.keys {
             call.key(key);
         }
-        let (fresh, overrun, gap): (u64, u64, i64) =
-            call.arg(self.now_ms).arg(RESOLUTION_MS).invoke(con)?;
+        let ran_at = ran_at_ms.map_or(-1, |t| t as i64);
+        let resolution = match ran_at_ms {
+            Some(_) => RESOLUTION_MS,
+            None => LOOK_RESOLUTION_MS,
+        };
+        let (fresh, overrun, gap): (u64, u64, i64) = call
+            .arg(self.now_ms)
+            .arg(resolution)
+            .arg(ran_at)
+            .invoke(con)?;
         if overrun > 0 {
             return Err(stall::stalled(format!(
                 "{} of real time passed between two steps, and a timed key's real expiry came \
@@ -178,11 +244,14 @@ impl Clock {
                 stall::shown(Duration::from_millis(gap.max(0) as u64))
             )));
         }
-        let late = sent.map(|at| at.elapsed()).unwrap_or_default();
-        if fresh > 0 && late > Duration::from_millis(RESOLUTION_MS) {
+        let late = sent
+            .filter(|_| ran_at_ms.is_none())
+            .map(|at| at.elapsed())
+            .unwrap_or_default();
+        if fresh > 0 && late > Duration::from_millis(ABSORBED_MS) {
             return Err(stall::stalled(format!(
                 "{} of real time passed between a command that set a TTL and the clock's look at \
-                 it, more than the {RESOLUTION_MS} ms it absorbs",
+                 it, more than the {ABSORBED_MS} ms it absorbs",
                 stall::shown(late)
             )));
         }
@@ -203,7 +272,7 @@ impl Clock {
         for key in &self.keys {
             call.key(key);
         }
-        Ok(call.arg(self.now_ms).invoke(con)?)
+        Ok(call.arg(self.now_ms).arg(SLACK_MS).invoke(con)?)
     }
 
     /// The virtual expiry of a timed key, as of the last settle.

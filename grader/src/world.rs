@@ -256,9 +256,14 @@ impl World {
         self.clock.settle(&mut self.con)
     }
 
-    /// Notes the TTL a client command sent at `sent` may have set.
-    pub fn settle_after(&mut self, sent: std::time::Instant) -> Result<(), GradeError> {
-        self.clock.settle_after(&mut self.con, sent)
+    /// Notes the TTL a client command sent at `sent` may have set; it ran at
+    /// `ran_at_ms` by Redis's clock, when the wire could read that.
+    pub fn settle_after(
+        &mut self,
+        sent: std::time::Instant,
+        ran_at_ms: Option<u64>,
+    ) -> Result<(), GradeError> {
+        self.clock.settle_after(&mut self.con, sent, ran_at_ms)
     }
 
     /// Moves virtual time to `t_ms`; returns true when the lock key expired.

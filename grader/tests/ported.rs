@@ -68,6 +68,14 @@ fn acquire_that_waits_for_its_replicas() {
 }
 
 #[test]
+fn acquire_that_asks_a_millisecond_more() {
+    passes(
+        "acquire that asks a millisecond more",
+        &["acquire", "fencing", "scenarios"],
+    );
+}
+
+#[test]
 fn every_port_has_a_test_above() {
-    assert_eq!(ALL.len(), 5, "a new port needs its own test in this file");
+    assert_eq!(ALL.len(), 6, "a new port needs its own test in this file");
 }

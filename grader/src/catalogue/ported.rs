@@ -6,8 +6,10 @@
 //! library does: a Redis function instead of a script, a second key (a signal
 //! list that wakes waiters), several keys set at once with `MSETNX` and
 //! compared with `GETRANGE`, Redis's own clock (`TIME`), a question to the
-//! server about its replicas (`INFO replication`, `WAIT`). The correct ones
-//! must pass every check ([`ALL`]); the wrong ones ([`PLAIN_DEL_FUNCTION`])
+//! server about its replicas (`INFO replication`, `WAIT`), a millisecond
+//! more than the TTL. The correct ones
+//! must pass every check ([`ALL`]); the wrong ones ([`PLAIN_DEL_FUNCTION`],
+//! [`SHORT_TTL`])
 //! are listed in [`super::wrong`] with the check that catches them.
 
 use std::time::Duration;
@@ -45,9 +47,22 @@ pub const ALL: &[Lock] = &[
         acquire: replicated_acquire,
         ..REFERENCE
     },
+    Lock {
+        name: "acquire that asks a millisecond more",
+        acquire: one_ms_more,
+        ..REFERENCE
+    },
 ];
 
-/// A release written as a function that deletes without comparing.
+/// An acquire whose TTL falls 100 ms short of the one asked for.
+pub const SHORT_TTL: Lock = Lock {
+    name: "TTL 100 ms short",
+    acquire: hundred_ms_short,
+    ..REFERENCE
+};
+
+/// A release written as a function that deletes without comparing (the wrong
+/// ones: listed in [`super::wrong`]).
 pub const PLAIN_DEL_FUNCTION: Lock = Lock {
     name: "plain DEL release as a Redis function",
     release: plain_del_function,
@@ -236,4 +251,27 @@ fn replicated_acquire<C: ConnectionLike>(
         let _acked: u64 = redis::cmd("WAIT").arg(replicas).arg(50).query(con)?;
     }
     Ok(taken)
+}
+
+/// Asks Redis for the TTL plus 1 ms, as php-lock does on purpose: Redis may
+/// expire a key up to a millisecond late, and the lock rather holds on that
+/// millisecond than lets a second holder in early by its own reckoning.
+fn one_ms_more<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    crate::reference::acquire::acquire(con, key, token, ttl + Duration::from_millis(1))
+}
+
+/// Asks for 100 ms less than the TTL it was given.
+fn hundred_ms_short<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let ttl = ttl.saturating_sub(Duration::from_millis(100));
+    crate::reference::acquire::acquire(con, key, token, ttl)
 }

@@ -90,6 +90,12 @@ pub struct Wire {
     ledger: Option<Arc<Ledger>>,
     /// A `NOSCRIPT` reply came: the `SCRIPT LOAD` that follows is redis-rs's.
     reloading: bool,
+    /// The lock's code opened a `MULTI` with a command of its own: until its
+    /// `EXEC` or `DISCARD`, a `TIME` sent ahead would be queued with it.
+    in_multi: bool,
+    /// The real millisecond by Redis's clock that the last command not
+    /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
+    ran_at_ms: Option<u64>,
 }
 
 impl Wire {
@@ -126,6 +132,8 @@ impl Wire {
             namespace,
             ledger,
             reloading: false,
+            in_multi: false,
+            ran_at_ms: None,
         })
     }
 
@@ -285,7 +293,7 @@ impl Wire {
         };
         self.record(&args, reply, by_redis);
         enter(&self.world()?)
-            .settle_after(sent)
+            .settle_after(sent, self.ran_at_ms)
             .map_err(grader_trouble)?;
         if let Some((turns, me)) = &self.turns {
             turns.pass(*me);
@@ -389,6 +397,17 @@ impl Wire {
         Ok(admitted)
     }
 
+    /// Follows the lock's own `MULTI` … `EXEC` through the commands `sent`.
+    fn follow_multi(&mut self, sent: &[Vec<Vec<u8>>]) {
+        for args in sent {
+            match confine::name_of(args).as_str() {
+                "MULTI" => self.in_multi = true,
+                "EXEC" | "DISCARD" => self.in_multi = false,
+                _ => {}
+            }
+        }
+    }
+
     /// `TIME` on the virtual clock: a fixed instant plus virtual now, so that
     /// a lock that times itself by Redis's clock reads the same on every run.
     fn virtual_time(&self) -> RedisResult<Value> {
@@ -489,7 +508,14 @@ impl ConnectionLike for Wire {
             self.virtual_time()
         } else {
             let out = pack(&one.args);
-            let reply = self.inner.req_packed_command(&out);
+            let reply = if self.in_multi {
+                self.inner.req_packed_command(&out)
+            } else {
+                let (reply, ran_at) = crate::clock::sent_timed(&mut self.inner, &out);
+                self.ran_at_ms = ran_at;
+                reply
+            };
+            self.follow_multi(std::slice::from_ref(&one.args));
             self.in_virtual_time(&out, reply)
         };
         let reply = match reply {
@@ -512,13 +538,22 @@ impl ConnectionLike for Wire {
         count: usize,
     ) -> RedisResult<Vec<Value>> {
         self.before_command()?;
-        let out: Vec<u8> = match self.admit(cmd) {
-            // A TIME in a pipeline goes to Redis: its answer is real time.
-            Ok(admitted) => admitted.iter().flat_map(|a| pack(&a.args)).collect(),
+        let args: Vec<Vec<Vec<u8>>> = match self.admit(cmd) {
+            Ok(admitted) => admitted.into_iter().map(|a| a.args).collect(),
             Err(refusal) => return Err(self.refuse(&pipeline_label(cmd), refusal)),
         };
+        // A TIME in a pipeline goes to Redis: its answer is real time.
+        let out: Vec<u8> = args.iter().flat_map(|a| pack(a)).collect();
         let sent = Instant::now();
+        if !self.in_multi {
+            // A round trip of its own: a TIME inside the pipeline would shift its replies.
+            self.ran_at_ms = redis::cmd("TIME")
+                .query::<(u64, u64)>(&mut self.inner)
+                .ok()
+                .map(|(secs, micros)| secs * 1_000 + micros / 1_000);
+        }
         let replies = self.inner.req_packed_commands(&out, offset, count);
+        self.follow_multi(&args);
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
