@@ -47,6 +47,17 @@ pub const RESOLUTION_MS: u64 = 1;
 /// within this of its expiry, and the models do the same.
 pub const SLACK_MS: u64 = 2;
 
+/// How far under the TTL asked for a key's TTL may read and still be the one
+/// asked for: a lock that computes an absolute expiry from its own clock
+/// (`PXAT now + ttl`) reads that much short when its clock ticked before
+/// Redis ran the command.
+pub const SHORT_SLACK_MS: u64 = 1;
+
+/// Whether a TTL read as `got_ms` is the one asked for, `asked_ms`.
+pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
+    (asked_ms.saturating_sub(SHORT_SLACK_MS)..=asked_ms + SLACK_MS).contains(&got_ms)
+}
+
 /// The resolution of a TTL read at the look rather than from the instant its
 /// command ran (the grader's own commands, a command inside a `MULTI` the
 /// lock's code opened): rounded up to a multiple of this, which absorbs the

@@ -76,6 +76,14 @@ fn acquire_that_asks_a_millisecond_more() {
 }
 
 #[test]
+fn acquire_that_cleans_up_with_its_own_token_when_refused() {
+    passes(
+        "acquire that cleans up with its own token when refused",
+        &["acquire", "scenarios"],
+    );
+}
+
+#[test]
 fn every_port_has_a_test_above() {
-    assert_eq!(ALL.len(), 6, "a new port needs its own test in this file");
+    assert_eq!(ALL.len(), 7, "a new port needs its own test in this file");
 }

@@ -48,6 +48,11 @@ pub const ALL: &[Lock] = &[
         ..REFERENCE
     },
     Lock {
+        name: "acquire that cleans up with its own token when refused",
+        acquire: cleaning_acquire,
+        ..REFERENCE
+    },
+    Lock {
         name: "acquire that asks a millisecond more",
         acquire: one_ms_more,
         ..REFERENCE
@@ -274,4 +279,21 @@ fn hundred_ms_short<C: ConnectionLike>(
 ) -> RedisResult<bool> {
     let ttl = ttl.saturating_sub(Duration::from_millis(100));
     crate::reference::acquire::acquire(con, key, token, ttl)
+}
+
+/// Takes the lock with `SET … NX PX`, and when refused, releases with its own
+/// token, as rslock and node-redlock do (on one node, a partial grant left
+/// behind by a failed attempt): harmless, since the key holds someone else's
+/// token, and a token is never used for two acquisitions.
+fn cleaning_acquire<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let taken = crate::reference::acquire::acquire(con, key, token, ttl)?;
+    if !taken {
+        crate::reference::release::release(con, key, token)?;
+    }
+    Ok(taken)
 }

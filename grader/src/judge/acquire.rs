@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::Call;
-use crate::clock::{Expiry, RESOLUTION_MS, SLACK_MS};
+use crate::clock::{Expiry, RESOLUTION_MS, as_asked};
 use crate::verdict::{Property, Violation};
 
 /// A grant: `Some(None)` from `acquire`, `Some(Some(token))` from
@@ -158,8 +158,8 @@ pub fn leaves_holder_ttl(
 }
 
 /// [`Property::LockHasTtl`]: right after a grant at `now_ms`, the lock key
-/// expires after the TTL asked for, to the millisecond, or up to
-/// [`SLACK_MS`] later, as the clock measures it.
+/// expires after the TTL asked for, to the millisecond, give or take the
+/// clock's slack ([`as_asked`]: up to [`crate::clock::SLACK_MS`] over, a millisecond under).
 pub fn lock_has_ttl(
     call: &Call<'_>,
     asked: Duration,
@@ -185,9 +185,7 @@ pub fn lock_has_ttl(
             return Some(call.broke(Property::LockHasTtl, what));
         }
     };
-    // As asked, to the millisecond, give or take Redis's own late millisecond.
-    let right = asked_ms..=asked_ms + SLACK_MS;
-    (!right.contains(&left_ms)).then(|| {
+    (!as_asked(asked_ms, left_ms)).then(|| {
         let what = format!(
             "{} was asked for a TTL of {asked_ms} ms, and the lock key expires after {left_ms} ms",
             call.name()
