@@ -86,8 +86,13 @@ pub enum Expiry {
 /// `WATCH`, as no real Redis does between two of its commands.
 ///
 /// KEYS[1] is the clock's hash, KEYS[2..] the timed keys;
-/// ARGV[1] is virtual now, ARGV[2] the resolution, ARGV[3] the real instant
-/// the command ran at (-1: unknown, take now), all in milliseconds.
+/// ARGV[1] is virtual now, ARGV[2] the resolution, ARGV[3] and ARGV[4] the
+/// real instants just before and just after the command ran (-1: unknown,
+/// take now), all in milliseconds. Between the two, the TTL the command set
+/// is any of a few milliseconds' range; the roundest of them is taken (a
+/// multiple of 1000, 100 or 10 ms, else the longest), so that the TTLs locks
+/// ask for, round numbers nearly always, read exactly even when Redis was
+/// held up between the two instants.
 /// Returns `{ fresh, overrun, gap }`: how many keys got a new TTL, how many
 /// had a real expiry that came before the clock said it would (real time ran
 /// ahead of virtual time), and the real milliseconds since the last look.
@@ -98,8 +103,15 @@ local now_virtual = tonumber(ARGV[1])
 local resolution = tonumber(ARGV[2])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local ran_at = tonumber(ARGV[3])
-if ran_at < 0 then ran_at = now_real end
+local before, after = tonumber(ARGV[3]), tonumber(ARGV[4])
+if before < 0 then before, after = now_real, now_real end
+local function roundest(lo, hi)
+    for _, m in ipairs({1000, 100, 10}) do
+        local c = hi - (hi % m)
+        if c >= lo then return c end
+    end
+    return hi
+end
 local last = tonumber(redis.call("HGET", KEYS[1], "|last") or now_real)
 redis.call("HSET", KEYS[1], "|last", tostring(now_real))
 local fresh, overrun = 0, 0
@@ -117,7 +129,7 @@ for i = 2, #KEYS do
         end
         local virtual, left = real, 0
         if real >= 0 then
-            left = math.max(real - ran_at, 0)
+            left = math.max(roundest(real - after, real - before), 0)
             virtual = now_virtual + math.ceil(left / resolution) * resolution
             fresh = fresh + 1
         end
@@ -165,24 +177,37 @@ return expired
     )
 });
 
-/// Sends the one command `packed` on `con` right behind a `TIME`, in one
-/// round trip, so that Redis runs the two back to back: the reply, and the
-/// real millisecond the command ran at by Redis's clock (or the one before,
-/// when Redis's clock ticked between the two), if `TIME` answered.
-pub fn sent_timed(con: &mut Connection, packed: &[u8]) -> (RedisResult<redis::Value>, Option<u64>) {
+/// The real milliseconds, by Redis's clock, just before and just after a
+/// command ran.
+pub type RanAt = (u64, u64);
+
+/// Sends the one command `packed` on `con` between two `TIME`s, in one round
+/// trip, so that Redis runs the three back to back: the reply, and when the
+/// command ran ([`RanAt`]), if both `TIME`s answered.
+pub fn sent_timed(
+    con: &mut Connection,
+    packed: &[u8],
+) -> (RedisResult<redis::Value>, Option<RanAt>) {
     let time = redis::cmd("TIME").get_packed_command();
-    let both = [time.as_slice(), packed].concat();
-    match redis::ConnectionLike::req_packed_commands(con, &both, 0, 2) {
-        Ok(mut replies) if replies.len() == 2 => {
-            let reply = replies.pop().unwrap_or(redis::Value::Nil);
-            let ran_at = redis::from_redis_value::<(u64, u64)>(replies.remove(0))
-                .ok()
-                .map(|(secs, micros)| secs * 1_000 + micros / 1_000);
-            (Ok(reply), ran_at)
+    let all = [time.as_slice(), packed, time.as_slice()].concat();
+    match redis::ConnectionLike::req_packed_commands(con, &all, 0, 3) {
+        Ok(replies) if replies.len() == 3 => {
+            let mut replies = replies.into_iter();
+            let before = replies.next().and_then(time_ms);
+            let reply = replies.next().unwrap_or(redis::Value::Nil);
+            let after = replies.next().and_then(time_ms);
+            (Ok(reply), before.zip(after))
         }
         Ok(mut replies) => (Ok(replies.pop().unwrap_or(redis::Value::Nil)), None),
         Err(e) => (Err(e), None),
     }
+}
+
+/// A `TIME` reply in milliseconds.
+pub fn time_ms(reply: redis::Value) -> Option<u64> {
+    redis::from_redis_value::<(u64, u64)>(reply)
+        .ok()
+        .map(|(secs, micros)| secs * 1_000 + micros / 1_000)
 }
 
 /// The virtual clock of one scenario.
@@ -215,30 +240,30 @@ impl Clock {
     }
 
     /// Like [`Clock::settle`], after a client command sent at `sent` that ran
-    /// at the real instant `ran_at_ms` by Redis's clock, if the wire could
-    /// read it: a TTL that command set is read as it was when the command
+    /// between the real instants `ran_at` by Redis's clock, if the wire could
+    /// read them: a TTL that command set is read as it was when the command
     /// ran. Otherwise it is read at the look, which holds only while less than
     /// [`ABSORBED_MS`] has passed since the command was sent.
     pub fn settle_after(
         &self,
         con: &mut Connection,
         sent: Instant,
-        ran_at_ms: Option<u64>,
+        ran_at: Option<RanAt>,
     ) -> Result<(), GradeError> {
-        self.look(con, Some(sent), ran_at_ms)
+        self.look(con, Some(sent), ran_at)
     }
 
     fn look(
         &self,
         con: &mut Connection,
         sent: Option<Instant>,
-        ran_at_ms: Option<u64>,
+        ran_at_ms: Option<RanAt>,
     ) -> Result<(), GradeError> {
         let mut call = SETTLE.prepare_invoke();
         for key in &self.keys {
             call.key(key);
         }
-        let ran_at = ran_at_ms.map_or(-1, |t| t as i64);
+        let (before, after) = ran_at_ms.map_or((-1, -1), |(b, a)| (b as i64, a as i64));
         let resolution = match ran_at_ms {
             Some(_) => RESOLUTION_MS,
             None => LOOK_RESOLUTION_MS,
@@ -246,7 +271,8 @@ impl Clock {
         let (fresh, overrun, gap): (u64, u64, i64) = call
             .arg(self.now_ms)
             .arg(resolution)
-            .arg(ran_at)
+            .arg(before)
+            .arg(after)
             .invoke(con)?;
         if overrun > 0 {
             return Err(stall::stalled(format!(

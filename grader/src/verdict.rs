@@ -17,7 +17,7 @@ use std::fmt;
 pub enum Property {
     /// Tokens differ from one acquisition to the next.
     TokensUnique,
-    /// Tokens carry about 128 random bits or more.
+    /// Tokens carry 120 random bits or more ([`crate::token::MIN_BITS`]).
     TokensUnguessable,
     /// `acquire` takes a free lock.
     AcquireTakesFreeLock,
@@ -124,7 +124,7 @@ impl Property {
     pub fn rule(self) -> &'static str {
         match self {
             Property::TokensUnique => "every acquisition needs a token of its own",
-            Property::TokensUnguessable => "a token must carry about 128 random bits or more",
+            Property::TokensUnguessable => "a token must carry 120 random bits or more",
             Property::AcquireTakesFreeLock => "acquire must take a lock that is free",
             Property::AcquireRespectsHolder => {
                 "acquire must never take a lock that another client holds"

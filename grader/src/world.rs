@@ -257,13 +257,13 @@ impl World {
     }
 
     /// Notes the TTL a client command sent at `sent` may have set; it ran at
-    /// `ran_at_ms` by Redis's clock, when the wire could read that.
+    /// between the instants `ran_at` by Redis's clock, when the wire could read them.
     pub fn settle_after(
         &mut self,
         sent: std::time::Instant,
-        ran_at_ms: Option<u64>,
+        ran_at: Option<crate::clock::RanAt>,
     ) -> Result<(), GradeError> {
-        self.clock.settle_after(&mut self.con, sent, ran_at_ms)
+        self.clock.settle_after(&mut self.con, sent, ran_at)
     }
 
     /// Moves virtual time to `t_ms`; returns true when the lock key expired.

@@ -84,6 +84,11 @@ fn acquire_that_cleans_up_with_its_own_token_when_refused() {
 }
 
 #[test]
+fn base_62_tokens() {
+    passes("22 base-62 digits as tokens", &["token"]);
+}
+
+#[test]
 fn every_port_has_a_test_above() {
-    assert_eq!(ALL.len(), 7, "a new port needs its own test in this file");
+    assert_eq!(ALL.len(), 8, "a new port needs its own test in this file");
 }

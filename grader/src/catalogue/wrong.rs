@@ -37,6 +37,11 @@ pub const ALL: &[Wrong] = &[
         breaks: Property::TokensUnique,
     },
     Wrong {
+        lock: super::ported::BASE36_TOKENS,
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
         lock: Lock {
             name: "64-bit token",
             new_token: short_token,

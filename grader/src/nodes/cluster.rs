@@ -387,7 +387,7 @@ impl Cluster {
         i: usize,
         command: String,
         reply: String,
-        sent: Option<(std::time::Instant, Option<u64>)>,
+        sent: Option<(std::time::Instant, Option<crate::clock::RanAt>)>,
         hidden: bool,
     ) {
         if let Some((sent, ran_at)) = sent {

@@ -76,7 +76,7 @@ impl NodeWire {
     fn send(
         &mut self,
         label: &[u8],
-        forward: impl FnOnce(&mut Connection) -> (RedisResult<Value>, Option<u64>),
+        forward: impl FnOnce(&mut Connection) -> (RedisResult<Value>, Option<crate::clock::RanAt>),
     ) -> RedisResult<Value> {
         self.sent += 1;
         if self.sent > COMMAND_BUDGET {
@@ -93,7 +93,10 @@ impl NodeWire {
                 .join(" ")
         };
         let (reply, sent) = match route {
-            Route::Paused => (Err(timed_out(i)), None::<(Instant, Option<u64>)>),
+            Route::Paused => (
+                Err(timed_out(i)),
+                None::<(Instant, Option<crate::clock::RanAt>)>,
+            ),
             Route::Down => {
                 self.con = None;
                 (Err(unreachable_node(&format!("node {i} is down"))), None)

@@ -95,7 +95,7 @@ pub struct Wire {
     in_multi: bool,
     /// The real millisecond by Redis's clock that the last command not
     /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
-    ran_at_ms: Option<u64>,
+    ran_at_ms: Option<crate::clock::RanAt>,
 }
 
 impl Wire {
@@ -469,8 +469,9 @@ fn wall_clock_ms() -> u64 {
 /// Whether `args` carry an instant of the wall clock (within a day of
 /// `now_ms`, in ms or s): an expiry the lock computed from its own clock
 /// (`PXAT`, `PEXPIREAT`, or a script's ARGV). Its TTL is then read from when
-/// the command reached the grader, not from when Redis ran it, so that the
-/// grader's own work in between is not charged to the lock.
+/// the command reached the grader (or up to 10 ms before, when the lock read
+/// its clock), not from when Redis ran it, so that the grader's own work in
+/// between is not charged to the lock.
 fn names_an_instant(args: &[Vec<u8>], now_ms: u64) -> bool {
     const DAY_MS: u64 = 86_400_000;
     args.iter().skip(1).any(|a| {
@@ -539,7 +540,8 @@ impl ConnectionLike for Wire {
             } else {
                 let (reply, ran_at) = crate::clock::sent_timed(&mut self.inner, &out);
                 self.ran_at_ms = if names_an_instant(&one.args, received_ms) {
-                    Some(received_ms)
+                    // The lock read its clock a little before: up to 10 ms earlier.
+                    Some((received_ms.saturating_sub(10), received_ms))
                 } else {
                     ran_at
                 };
@@ -575,15 +577,18 @@ impl ConnectionLike for Wire {
         // A TIME in a pipeline goes to Redis: its answer is real time.
         let out: Vec<u8> = args.iter().flat_map(|a| pack(a)).collect();
         let sent = Instant::now();
-        if !self.in_multi {
-            // A round trip of its own: a TIME inside the pipeline would shift its replies.
-            self.ran_at_ms = redis::cmd("TIME")
-                .query::<(u64, u64)>(&mut self.inner)
+        // Round trips of their own: a TIME inside the pipeline would shift its replies.
+        let time = |inner: &mut Connection| {
+            redis::cmd("TIME")
+                .query::<Value>(inner)
                 .ok()
-                .map(|(secs, micros)| secs * 1_000 + micros / 1_000);
-        }
+                .and_then(crate::clock::time_ms)
+        };
+        let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
         let replies = self.inner.req_packed_commands(&out, offset, count);
         self.follow_multi(&args);
+        let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+        self.ran_at_ms = before.zip(after);
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
