@@ -90,9 +90,9 @@ pub enum Expiry {
 /// real instants just before and just after the command ran (-1: unknown,
 /// take now), all in milliseconds. Between the two, the TTL the command set
 /// is any of a few milliseconds' range; the roundest of them is taken (a
-/// multiple of 1000, 100 or 10 ms, else the longest), so that the TTLs locks
-/// ask for, round numbers nearly always, read exactly even when Redis was
-/// held up between the two instants.
+/// multiple of 1000, 500, 250, 100, 50 or 10 ms, else the longest), so that
+/// the TTLs locks ask for, round numbers nearly always, read exactly even
+/// when Redis was held up between the two instants.
 /// Returns `{ fresh, overrun, gap }`: how many keys got a new TTL, how many
 /// had a real expiry that came before the clock said it would (real time ran
 /// ahead of virtual time), and the real milliseconds since the last look.
@@ -106,7 +106,7 @@ local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local before, after = tonumber(ARGV[3]), tonumber(ARGV[4])
 if before < 0 then before, after = now_real, now_real end
 local function roundest(lo, hi)
-    for _, m in ipairs({1000, 100, 10}) do
+    for _, m in ipairs({1000, 500, 250, 100, 50, 10}) do
         local c = hi - (hi % m)
         if c >= lo then return c end
     end

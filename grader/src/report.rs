@@ -189,9 +189,9 @@ impl fmt::Display for Report {
     }
 }
 
-/// A call's record as numbered lines, with the grader's moves in between.
-pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
-    let mut out = format!("What {who}'s `{function}` sent, and what happened in between:\n");
+/// Adds `steps` to `out` as numbered lines, the grader's moves in between;
+/// returns how many commands there were.
+pub fn numbered(out: &mut String, steps: &[Step]) -> usize {
     let mut n = 0;
     for step in steps {
         match step {
@@ -202,6 +202,13 @@ pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
             Step::Intervened(what) => out.push_str(&format!("  ⚡ {what}\n")),
         }
     }
+    n
+}
+
+/// A call's record as numbered lines, with the grader's moves in between.
+pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
+    let mut out = format!("What {who}'s `{function}` sent, and what happened in between:\n");
+    let n = numbered(&mut out, steps);
     if n == 0 {
         out.push_str("  (no commands)\n");
     }

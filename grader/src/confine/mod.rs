@@ -175,16 +175,7 @@ pub fn watched(
 /// The report for a refused command.
 fn refused(check: &str, lock: &Lock, refusal: &Refusal, record: &[Step]) -> Report {
     let mut evidence = String::from("What your code sent, up to the refused command:\n");
-    let mut n = 0;
-    for step in record {
-        match step {
-            Step::Sent { command, reply } => {
-                n += 1;
-                evidence.push_str(&format!("  {n}. {command} → {reply}\n"));
-            }
-            Step::Intervened(what) => evidence.push_str(&format!("  ⚡ {what}\n")),
-        }
-    }
+    crate::report::numbered(&mut evidence, record);
     Report::refused(
         check,
         lock.name,

@@ -206,13 +206,7 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
             }
         }
         Encoding::Radix { symbols } => {
-            let alphabet: Vec<char> = tokens
-                .iter()
-                .flatten()
-                .copied()
-                .collect::<BTreeSet<char>>()
-                .into_iter()
-                .collect();
+            let alphabet = alphabet(tokens);
             for (sample, t) in tokens.iter().enumerate() {
                 let digits = t
                     .iter()
@@ -223,13 +217,7 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
         Encoding::Hex => symbol_bits(tokens, 4, |c| c.to_digit(16).unwrap_or(0), set),
         Encoding::Base64 => symbol_bits(tokens, 6, |c| base64_value(c).unwrap_or(0), set),
         Encoding::Text { symbols } => {
-            let alphabet: Vec<char> = tokens
-                .iter()
-                .flatten()
-                .copied()
-                .collect::<BTreeSet<char>>()
-                .into_iter()
-                .collect();
+            let alphabet = alphabet(tokens);
             let width = usize::BITS - symbols.saturating_sub(1).leading_zeros();
             symbol_bits(
                 tokens,
@@ -240,6 +228,12 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
         }
     }
     columns
+}
+
+/// Every character the tokens use, in order: a character's value is its place.
+fn alphabet(tokens: &[Vec<char>]) -> Vec<char> {
+    let used: BTreeSet<char> = tokens.iter().flatten().copied().collect();
+    used.into_iter().collect()
 }
 
 /// Sets, for each token, the `width` bits of each character's value.

@@ -469,7 +469,7 @@ fn wall_clock_ms() -> u64 {
 /// Whether `args` carry an instant of the wall clock (within a day of
 /// `now_ms`, in ms or s): an expiry the lock computed from its own clock
 /// (`PXAT`, `PEXPIREAT`, or a script's ARGV). Its TTL is then read from when
-/// the command reached the grader (or up to 10 ms before, when the lock read
+/// the command reached the grader (or up to 5 ms before, when the lock read
 /// its clock), not from when Redis ran it, so that the grader's own work in
 /// between is not charged to the lock.
 fn names_an_instant(args: &[Vec<u8>], now_ms: u64) -> bool {
@@ -540,8 +540,8 @@ impl ConnectionLike for Wire {
             } else {
                 let (reply, ran_at) = crate::clock::sent_timed(&mut self.inner, &out);
                 self.ran_at_ms = if names_an_instant(&one.args, received_ms) {
-                    // The lock read its clock a little before: up to 10 ms earlier.
-                    Some((received_ms.saturating_sub(10), received_ms))
+                    // The lock read its clock a little before: up to 5 ms earlier.
+                    Some((received_ms.saturating_sub(5), received_ms))
                 } else {
                     ran_at
                 };
