@@ -14,6 +14,11 @@ use redis::{ConnectionLike, RedisResult};
 /// Returns `Ok(true)` when this call took the lock, `Ok(false)` when someone
 /// else holds it.
 ///
+/// `token` is fresh for this acquisition (from `new_token`): no other
+/// acquisition, yours or another client's, uses it. So the key never holds it
+/// already when this is called, and what your code would do then is yours to
+/// decide; the checks never ask.
+///
 /// ```text
 /// SET key token NX PX ttl   → OK      (taken)
 ///                           → (nil)   (held by someone else)

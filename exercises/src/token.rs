@@ -9,14 +9,19 @@
 /// Returns a fresh, unguessable token for one acquisition of a lock.
 ///
 /// The Redis documentation suggests 20 random bytes. Hex, base64 or a UUID v4
-/// all do, as long as about 128 bits or more are random.
+/// all do: a token must carry at least 120 random bits (a UUID v4 has 122, 16
+/// random bytes 128). Mind digits that carry less than they seem to: 20
+/// characters of base 36 are only 103 bits.
 ///
 /// The grader counts how many bits of your tokens are random, whatever their
-/// encoding, but it cannot see where the bits came from: a generator seeded
-/// from the clock (or from a fixed number) prints tokens that look just as
-/// random, yet anyone who knows roughly when it was seeded can replay them.
-/// Only the operating system's random source will do; the checks cannot tell
-/// the difference, so that part is up to you.
+/// encoding, but it cannot see where the bits came from. A generator seeded
+/// from the clock (or from a fixed number), a hash of a counter, or the long
+/// digits of a random float (JavaScript's `Math.random().toString(36)`: 52
+/// random bits spread over 20 or more digits) print tokens that look as
+/// random as real ones, yet anyone who knows roughly when the generator was
+/// seeded, or which float came out, can replay them. Only the operating
+/// system's random source will do; the checks cannot tell the difference, so
+/// that part is up to you.
 ///
 /// Checks: `cargo test -p exercises token::`
 pub fn new_token() -> String {

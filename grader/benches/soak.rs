@@ -34,7 +34,6 @@ use grader::checks::{self, CHECKS};
 use grader::error::GradeError;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
-use grader::verdict::Property;
 use grader::{acl, prefix, server};
 
 /// How many foreign keys the server holds.
@@ -217,7 +216,7 @@ fn learner(who: &str, rounds: u64) {
                 report(
                     lock.name,
                     check.run(lock),
-                    |v| matches!(v, Verdict::Fail(r) if r.property() == Some(Property::KeepsToItsKeys)),
+                    |v| matches!(v, Verdict::Fail(r) if r.refused_command().is_some()),
                 );
             }
         }

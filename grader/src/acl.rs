@@ -6,9 +6,9 @@
 //! grader may create users (on the servers it starts itself, and on any server
 //! whose user has the right), every wire signs in as a user of its own that
 //! may run only the commands of
-//! [`crate::confine::COMMANDS`], only on the keys its world handed over. The
-//! clock's books and every other key are out of its reach, whatever a script
-//! tries. The users go when their world closes, and with them any connection
+//! [`crate::confine::COMMANDS`], only on the keys of its world's namespace,
+//! and publish only on channels of it. The clock's books and every other key
+//! are out of its reach, whatever a script tries. The users go when their world closes, and with them any connection
 //! a call the grader gave up on still holds.
 //!
 //! Where the grader may not (a `REDIS_URL` whose user lacks the `ACL` command),
@@ -29,7 +29,7 @@ use crate::{prefix, server};
 
 /// Commands the grader sends itself, besides those it lets learner code send:
 /// the server probe, the clock's scripts, the run's claim.
-pub const GRADER_COMMANDS: &[&str] = &["INFO", "TIME"];
+pub const GRADER_COMMANDS: &[&str] = &["INFO", "TIME", "FUNCTION|LIST", "FUNCTION|DELETE"];
 
 /// Whether this process may create users: not yet known, yes, no.
 static MAY_CREATE: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -40,14 +40,15 @@ const NO: u8 = 2;
 /// The connection the grader creates and removes users through.
 static ADMIN: Mutex<Option<Connection>> = Mutex::new(None);
 
-/// The users made for each world's wires, by the world's lock key, removed
+/// The users made for each world's wires, by the world's namespace, removed
 /// when the world closes ([`world_closed`]).
 static USERS: Mutex<BTreeMap<String, Vec<String>>> = Mutex::new(BTreeMap::new());
 
-/// Signs `con` in as a new user limited to `keys` (a world's keys, its lock
-/// key first) and to the commands learner code may send; the user lives until
-/// the world closes. False when the grader may not create users here.
-pub fn confine(con: &mut Connection, keys: &[String]) -> Result<bool, GradeError> {
+/// Signs `con` in as a new user limited to the keys and channels that start
+/// with `namespace` (a world's) and to the commands learner code may send; the
+/// user lives until the world closes. False when the grader may not create
+/// users here.
+pub fn confine(con: &mut Connection, namespace: &str) -> Result<bool, GradeError> {
     if MAY_CREATE.load(Ordering::Relaxed) == NO {
         return Ok(false);
     }
@@ -64,7 +65,7 @@ pub fn confine(con: &mut Connection, keys: &[String]) -> Result<bool, GradeError
         redis::cmd("ACL")
             .arg("SETUSER")
             .arg(&name)
-            .arg(rules(&password, keys))
+            .arg(rules(&password, namespace))
             .exec(admin)
     });
     match created {
@@ -81,7 +82,7 @@ pub fn confine(con: &mut Connection, keys: &[String]) -> Result<bool, GradeError
         }
         Err(e) => return Err(e),
     }
-    let world = keys.first().cloned().unwrap_or_default();
+    let world = namespace.to_owned();
     USERS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -95,14 +96,14 @@ pub fn confine(con: &mut Connection, keys: &[String]) -> Result<bool, GradeError
     Ok(true)
 }
 
-/// Removes the users made for the world whose lock key is `lock`, which also
-/// closes every connection still signed in as one of them (a call the grader
-/// gave up on). Best effort: a user left behind is removed by a later run.
-pub fn world_closed(lock: &str) {
+/// Removes the users made for the world of `namespace`, which also closes
+/// every connection still signed in as one of them (a call the grader gave up
+/// on). Best effort: a user left behind is removed by a later run.
+pub fn world_closed(namespace: &str) {
     let users = USERS
         .lock()
         .unwrap_or_else(|p| p.into_inner())
-        .remove(lock)
+        .remove(namespace)
         .unwrap_or_default();
     if !users.is_empty() {
         let _ = admin(|con| redis::cmd("ACL").arg("DELUSER").arg(&users).exec(con));
@@ -115,13 +116,16 @@ pub fn confines_scripts() -> bool {
     MAY_CREATE.load(Ordering::Relaxed) == YES
 }
 
-/// The ACL rules of a user that may run the learner's commands on `keys`.
-fn rules(password: &str, keys: &[String]) -> Vec<String> {
+/// The ACL rules of a user that may run the learner's commands on the keys
+/// and channels of `namespace`.
+fn rules(password: &str, namespace: &str) -> Vec<String> {
     let mut rules = vec![
         "reset".to_owned(),
         "on".to_owned(),
         format!(">{password}"),
         "resetchannels".to_owned(),
+        format!("&{}*", glob_escaped(namespace)),
+        format!("~{}*", glob_escaped(namespace)),
         "-@all".to_owned(),
     ];
     rules.extend(
@@ -129,7 +133,6 @@ fn rules(password: &str, keys: &[String]) -> Vec<String> {
             .iter()
             .map(|(name, _)| format!("+{}", name.to_ascii_lowercase())),
     );
-    rules.extend(keys.iter().map(|k| format!("~{}", glob_escaped(k))));
     rules
 }
 
@@ -145,7 +148,7 @@ pub fn instructor_line(user: &str, course_prefix: &str) -> String {
     commands.sort();
     commands.dedup();
     format!(
-        "ACL SETUSER {user} on >CHANGE-THIS-PASSWORD resetchannels ~{}* -@all {}",
+        "ACL SETUSER {user} on >CHANGE-THIS-PASSWORD resetchannels &{0}* ~{0}* -@all {1}",
         glob_escaped(course_prefix),
         commands.join(" ")
     )
@@ -235,8 +238,9 @@ mod tests {
     #[test]
     fn a_users_keys_match_themselves_only() {
         assert_eq!(glob_escaped("a*b?[c]\\d"), "a\\*b\\?\\[c\\]\\\\d");
-        let rules = rules("pw", &["w:lock".into()]);
-        assert!(rules.contains(&"~w:lock".to_owned()), "{rules:?}");
+        let rules = rules("pw", "w:1:");
+        assert!(rules.contains(&"~w:1:*".to_owned()), "{rules:?}");
+        assert!(rules.contains(&"&w:1:*".to_owned()), "{rules:?}");
         assert!(rules.contains(&"+script|load".to_owned()), "{rules:?}");
         assert!(
             !rules.iter().any(|r| r == "+flushall" || r == "~*"),
@@ -248,7 +252,7 @@ mod tests {
     fn the_instructors_line_names_the_prefix_and_the_grader_s_own_commands() {
         let line = instructor_line("grader", "dlcourse:");
         assert!(line.starts_with("ACL SETUSER grader on >"), "{line}");
-        assert!(line.contains(" ~dlcourse:* -@all "), "{line}");
+        assert!(line.contains(" &dlcourse:* ~dlcourse:* -@all "), "{line}");
         assert!(
             line.contains(" +info ") && line.contains(" +evalsha "),
             "{line}"

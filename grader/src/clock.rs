@@ -9,9 +9,13 @@
 //! decides who wins, and Redis holds the TTLs the clients set.
 //!
 //! The clock keeps its books in a hash of its own (one per scenario). After
-//! every command a client sends, [`Clock::settle`] looks for TTLs that command
-//! set and notes their virtual expiry, rounded up to [`RESOLUTION_MS`] to
-//! absorb the few real milliseconds between the command and the look.
+//! every command a client sends, [`Clock::settle_after`] looks for TTLs that
+//! command set and notes their virtual expiry to the millisecond: the wire
+//! reads Redis's `TIME` in the same round trip, just before the command, so
+//! the look knows the real instant the command ran at, whatever real time
+//! passed until the look. A TTL is so read as asked, or at most a millisecond
+//! over (when Redis's clock ticked between the two); a judge of TTLs allows
+//! [`SLACK_MS`] for it and for the millisecond a lock may add on purpose.
 //!
 //! Real time still passes between two steps, and a stopped process (Ctrl-Z),
 //! a starved CPU or a paused server can make it pass for seconds. Every move
@@ -32,11 +36,38 @@ use redis::{Connection, RedisResult, Script};
 use crate::error::GradeError;
 use crate::stall;
 
-/// TTLs are measured to this many milliseconds: a TTL is rounded up to a
-/// multiple of it. The course's TTLs are all multiples of it (10 s, 30 s,
-/// 1.5 s), and the few real milliseconds between a command and the look at
-/// it, even a stall of up to this long on a loaded machine, are absorbed.
-pub const RESOLUTION_MS: u64 = 250;
+/// TTLs are measured to this many milliseconds.
+pub const RESOLUTION_MS: u64 = 1;
+
+/// How far over the TTL asked for a key's TTL may read and still be the one
+/// asked for: Redis's own expiry may come a millisecond late, which some
+/// locks make up for by asking a millisecond more (php-lock), and the clock's
+/// reading may be a millisecond over (see above). Such a key also expires when
+/// the one asked for would: the clock lets a key go once virtual time is
+/// within this of its expiry, and the models do the same.
+pub const SLACK_MS: u64 = 2;
+
+/// How far under the TTL asked for a key's TTL may read and still be the one
+/// asked for: a lock that computes an absolute expiry from its own clock
+/// (`PXAT now + ttl`) reads that much short when its clock ticked before
+/// Redis ran the command.
+pub const SHORT_SLACK_MS: u64 = 1;
+
+/// Whether a TTL read as `got_ms` is the one asked for, `asked_ms`.
+pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
+    (asked_ms.saturating_sub(SHORT_SLACK_MS)..=asked_ms + SLACK_MS).contains(&got_ms)
+}
+
+/// The resolution of a TTL read at the look rather than from the instant its
+/// command ran (the grader's own commands, a command inside a `MULTI` the
+/// lock's code opened): rounded up to a multiple of this, which absorbs the
+/// real milliseconds until the look. The grader's own TTLs are multiples of it.
+const LOOK_RESOLUTION_MS: u64 = 250;
+
+/// How much real time may pass between a command whose real instant the wire
+/// could not read (one sent inside a `MULTI` it opened with a command of its
+/// own) and the clock's look at it, in ms.
+const ABSORBED_MS: u64 = 250;
 
 /// What the clock knows about one key's expiry, in virtual milliseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +86,13 @@ pub enum Expiry {
 /// `WATCH`, as no real Redis does between two of its commands.
 ///
 /// KEYS[1] is the clock's hash, KEYS[2..] the timed keys;
-/// ARGV[1] is virtual now, ARGV[2] the resolution, both in milliseconds.
+/// ARGV[1] is virtual now, ARGV[2] the resolution, ARGV[3] and ARGV[4] the
+/// real instants just before and just after the command ran (-1: unknown,
+/// take now), all in milliseconds. Between the two, the TTL the command set
+/// is any of a few milliseconds' range; the roundest of them is taken (a
+/// multiple of 1000, 500, 250, 100, 50 or 10 ms, else the longest), so that
+/// the TTLs locks ask for, round numbers nearly always, read exactly even
+/// when Redis was held up between the two instants.
 /// Returns `{ fresh, overrun, gap }`: how many keys got a new TTL, how many
 /// had a real expiry that came before the clock said it would (real time ran
 /// ahead of virtual time), and the real milliseconds since the last look.
@@ -66,6 +103,15 @@ local now_virtual = tonumber(ARGV[1])
 local resolution = tonumber(ARGV[2])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local before, after = tonumber(ARGV[3]), tonumber(ARGV[4])
+if before < 0 then before, after = now_real, now_real end
+local function roundest(lo, hi)
+    for _, m in ipairs({1000, 500, 250, 100, 50, 10}) do
+        local c = hi - (hi % m)
+        if c >= lo then return c end
+    end
+    return hi
+end
 local last = tonumber(redis.call("HGET", KEYS[1], "|last") or now_real)
 redis.call("HSET", KEYS[1], "|last", tostring(now_real))
 local fresh, overrun = 0, 0
@@ -83,7 +129,7 @@ for i = 2, #KEYS do
         end
         local virtual, left = real, 0
         if real >= 0 then
-            left = math.max(real - now_real, 0)
+            left = math.max(roundest(real - after, real - before), 0)
             virtual = now_virtual + math.ceil(left / resolution) * resolution
             fresh = fresh + 1
         end
@@ -97,12 +143,15 @@ return { fresh, overrun, now_real - last }
 });
 
 /// Moves virtual time to ARGV[1]: deletes the timed keys whose virtual expiry
-/// has come, and re-anchors the others so that their real TTL again equals
+/// has come, or is no more than ARGV[2] ([`SLACK_MS`]) away, so that a TTL
+/// read that much over the one asked for expires when the one asked for
+/// would; and re-anchors the others so that their real TTL again equals
 /// their virtual one. Returns the names of the keys that expired.
 static ADVANCE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local now_virtual = tonumber(ARGV[1])
+local slack = tonumber(ARGV[2])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expired = {}
@@ -111,7 +160,7 @@ for i = 2, #KEYS do
     local key = KEYS[i]
     local virtual = tonumber(redis.call("HGET", KEYS[1], key .. "|virtual") or "-2")
     if virtual >= 0 and redis.call("PEXPIRETIME", key) >= 0 then
-        if virtual <= now_virtual then
+        if virtual <= now_virtual + slack then
             -- Its time has come: the key is gone, as Redis would have it.
             redis.call("DEL", key)
             table.insert(expired, key)
@@ -127,6 +176,39 @@ return expired
 "#,
     )
 });
+
+/// The real milliseconds, by Redis's clock, just before and just after a
+/// command ran.
+pub type RanAt = (u64, u64);
+
+/// Sends the one command `packed` on `con` between two `TIME`s, in one round
+/// trip, so that Redis runs the three back to back: the reply, and when the
+/// command ran ([`RanAt`]), if both `TIME`s answered.
+pub fn sent_timed(
+    con: &mut Connection,
+    packed: &[u8],
+) -> (RedisResult<redis::Value>, Option<RanAt>) {
+    let time = redis::cmd("TIME").get_packed_command();
+    let all = [time.as_slice(), packed, time.as_slice()].concat();
+    match redis::ConnectionLike::req_packed_commands(con, &all, 0, 3) {
+        Ok(replies) if replies.len() == 3 => {
+            let mut replies = replies.into_iter();
+            let before = replies.next().and_then(time_ms);
+            let reply = replies.next().unwrap_or(redis::Value::Nil);
+            let after = replies.next().and_then(time_ms);
+            (Ok(reply), before.zip(after))
+        }
+        Ok(mut replies) => (Ok(replies.pop().unwrap_or(redis::Value::Nil)), None),
+        Err(e) => (Err(e), None),
+    }
+}
+
+/// A `TIME` reply in milliseconds.
+pub fn time_ms(reply: redis::Value) -> Option<u64> {
+    redis::from_redis_value::<(u64, u64)>(reply)
+        .ok()
+        .map(|(secs, micros)| secs * 1_000 + micros / 1_000)
+}
 
 /// The virtual clock of one scenario.
 #[derive(Debug)]
@@ -154,23 +236,44 @@ impl Clock {
     /// Notes TTLs set since the last call; run after the grader's own
     /// commands.
     pub fn settle(&self, con: &mut Connection) -> Result<(), GradeError> {
-        self.look(con, None)
+        self.look(con, None, None)
     }
 
-    /// Like [`Clock::settle`], after a client command sent at `sent`: a TTL
-    /// that command set is read back as it was when the command ran, which
-    /// only holds while less than [`RESOLUTION_MS`] has passed since.
-    pub fn settle_after(&self, con: &mut Connection, sent: Instant) -> Result<(), GradeError> {
-        self.look(con, Some(sent))
+    /// Like [`Clock::settle`], after a client command sent at `sent` that ran
+    /// between the real instants `ran_at` by Redis's clock, if the wire could
+    /// read them: a TTL that command set is read as it was when the command
+    /// ran. Otherwise it is read at the look, which holds only while less than
+    /// [`ABSORBED_MS`] has passed since the command was sent.
+    pub fn settle_after(
+        &self,
+        con: &mut Connection,
+        sent: Instant,
+        ran_at: Option<RanAt>,
+    ) -> Result<(), GradeError> {
+        self.look(con, Some(sent), ran_at)
     }
 
-    fn look(&self, con: &mut Connection, sent: Option<Instant>) -> Result<(), GradeError> {
+    fn look(
+        &self,
+        con: &mut Connection,
+        sent: Option<Instant>,
+        ran_at_ms: Option<RanAt>,
+    ) -> Result<(), GradeError> {
         let mut call = SETTLE.prepare_invoke();
         for key in &self.keys {
             call.key(key);
         }
-        let (fresh, overrun, gap): (u64, u64, i64) =
-            call.arg(self.now_ms).arg(RESOLUTION_MS).invoke(con)?;
+        let (before, after) = ran_at_ms.map_or((-1, -1), |(b, a)| (b as i64, a as i64));
+        let resolution = match ran_at_ms {
+            Some(_) => RESOLUTION_MS,
+            None => LOOK_RESOLUTION_MS,
+        };
+        let (fresh, overrun, gap): (u64, u64, i64) = call
+            .arg(self.now_ms)
+            .arg(resolution)
+            .arg(before)
+            .arg(after)
+            .invoke(con)?;
         if overrun > 0 {
             return Err(stall::stalled(format!(
                 "{} of real time passed between two steps, and a timed key's real expiry came \
@@ -178,11 +281,14 @@ impl Clock {
                 stall::shown(Duration::from_millis(gap.max(0) as u64))
             )));
         }
-        let late = sent.map(|at| at.elapsed()).unwrap_or_default();
-        if fresh > 0 && late > Duration::from_millis(RESOLUTION_MS) {
+        let late = sent
+            .filter(|_| ran_at_ms.is_none())
+            .map(|at| at.elapsed())
+            .unwrap_or_default();
+        if fresh > 0 && late > Duration::from_millis(ABSORBED_MS) {
             return Err(stall::stalled(format!(
                 "{} of real time passed between a command that set a TTL and the clock's look at \
-                 it, more than the {RESOLUTION_MS} ms it absorbs",
+                 it, more than the {ABSORBED_MS} ms it absorbs",
                 stall::shown(late)
             )));
         }
@@ -203,7 +309,7 @@ impl Clock {
         for key in &self.keys {
             call.key(key);
         }
-        Ok(call.arg(self.now_ms).invoke(con)?)
+        Ok(call.arg(self.now_ms).arg(SLACK_MS).invoke(con)?)
     }
 
     /// The virtual expiry of a timed key, as of the last settle.

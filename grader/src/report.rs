@@ -40,6 +40,14 @@ pub enum Problem {
         /// How.
         failure: Failure,
     },
+    /// The grader did not send a command of the lock's: it reaches beyond the
+    /// check's namespace ([`crate::confine`]).
+    Refused {
+        /// The command, e.g. `FLUSHALL` or `SCRIPT FLUSH`.
+        command: String,
+        /// Why it was not sent.
+        why: String,
+    },
 }
 
 /// A failed check, ready to print.
@@ -82,11 +90,35 @@ impl Report {
         }
     }
 
+    /// A report for a command the grader did not send.
+    pub fn refused(
+        check: &str,
+        lock: &str,
+        command: String,
+        why: String,
+        evidence: Vec<String>,
+    ) -> Report {
+        Report {
+            check: check.into(),
+            lock: lock.into(),
+            problem: Problem::Refused { command, why },
+            evidence,
+        }
+    }
+
+    /// The command the grader refused to send, if that is what failed the check.
+    pub fn refused_command(&self) -> Option<&str> {
+        match &self.problem {
+            Problem::Refused { command, .. } => Some(command),
+            _ => None,
+        }
+    }
+
     /// The property that broke, if a rule broke.
     pub fn property(&self) -> Option<Property> {
         match &self.problem {
             Problem::Broken(v) => Some(v.property),
-            Problem::Failed { .. } => None,
+            Problem::Failed { .. } | Problem::Refused { .. } => None,
         }
     }
 
@@ -107,6 +139,13 @@ impl fmt::Display for Report {
             }
             Problem::Failed { function, failure } => {
                 writeln!(f, "  Your `{function}` {failure}.")?;
+            }
+            Problem::Refused { command, why } => {
+                writeln!(
+                    f,
+                    "  Refused:       your code sent {command}, which the grader did not send on."
+                )?;
+                writeln!(f, "  Why:           {why}.")?;
             }
         }
         for block in &self.evidence {
@@ -145,15 +184,21 @@ impl fmt::Display for Report {
                     "  Hint: each function tries once and returns; waiting and retrying is the caller's job."
                 )?;
             }
+            Problem::Refused { .. } => {
+                writeln!(
+                    f,
+                    "  Hint: a lock needs only commands on keys (any names: the grader keeps them in your check's own namespace), scripts and functions; nothing that acts on the whole server."
+                )?;
+            }
             Problem::Failed { .. } => {}
         }
         writeln!(f, "  Re-run: cargo test -p exercises {}::", self.exercise())
     }
 }
 
-/// A call's record as numbered lines, with the grader's moves in between.
-pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
-    let mut out = format!("What {who}'s `{function}` sent, and what happened in between:\n");
+/// Adds `steps` to `out` as numbered lines, the grader's moves in between;
+/// returns how many commands there were.
+pub fn numbered(out: &mut String, steps: &[Step]) -> usize {
     let mut n = 0;
     for step in steps {
         match step {
@@ -164,6 +209,13 @@ pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
             Step::Intervened(what) => out.push_str(&format!("  ⚡ {what}\n")),
         }
     }
+    n
+}
+
+/// A call's record as numbered lines, with the grader's moves in between.
+pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
+    let mut out = format!("What {who}'s `{function}` sent, and what happened in between:\n");
+    let n = numbered(&mut out, steps);
     if n == 0 {
         out.push_str("  (no commands)\n");
     }

@@ -1,7 +1,8 @@
 //! Exercise 1, the lock token: what `new_token` must return, and its checks.
 //!
-//! A token must be unique and unguessable: 128 or more bits from the
-//! operating system's random source, in any encoding. The grader sees only
+//! A token must be unique and unguessable: [`MIN_BITS`] (120) or more bits
+//! from the operating system's random source, in any encoding, as the
+//! exercise's text says. The grader sees only
 //! the tokens, so it draws a thousand and asks two questions of them. Are
 //! any two equal? And how many of their bits are random? The second is
 //! answered by [`reading`]: decode the tokens, line their bits up, and count
@@ -11,9 +12,9 @@
 //! a weak one fails on every run, not by luck.
 //!
 //! What the count cannot see: bits derived from few others by a non-linear
-//! function look random to it. A hash of a counter, or a pseudo-random
-//! generator seeded from the clock (or from a constant), prints tokens that
-//! pass. Only code review, or drawing in fresh processes under a frozen
+//! function look random to it. A hash of a counter, the digits of a random
+//! float, or a pseudo-random generator seeded from the clock (or from a
+//! constant), prints tokens that pass. Only code review, or drawing in fresh processes under a frozen
 //! clock, tells them apart; the exercise text says so.
 //!
 //! Hostile output is bounded: a token longer than [`MAX_CHARS`] fails

@@ -20,7 +20,7 @@ pub const HINT_LEVELS: u8 = 3;
 pub enum Property {
     /// Tokens differ from one acquisition to the next.
     TokensUnique,
-    /// Tokens carry about 128 random bits or more.
+    /// Tokens carry 120 random bits or more ([`crate::token::MIN_BITS`]).
     TokensUnguessable,
     /// `acquire` takes a free lock.
     AcquireTakesFreeLock,
@@ -73,9 +73,6 @@ pub enum Property {
     CounterEndsRight,
     /// The run matches the reference run second by second.
     SameAsReference,
-    /// The lock sends only the commands the exercises need, on the keys it
-    /// was handed (see [`crate::confine`]).
-    KeepsToItsKeys,
     /// Redlock takes the lock when a majority of the nodes is free and answering.
     RedlockTakesMajority,
     /// Redlock grants the lock only with a majority of the nodes.
@@ -91,7 +88,7 @@ pub enum Property {
 impl Property {
     /// Every rule, in the order of the enum: for reading a rule back by its
     /// name (`format!("{p:?}")`), as the learner's progress file stores it.
-    pub const ALL: [Property; 33] = [
+    pub const ALL: [Property; 32] = [
         Property::TokensUnique,
         Property::TokensUnguessable,
         Property::AcquireTakesFreeLock,
@@ -119,7 +116,6 @@ impl Property {
         Property::StorageRemembersHighest,
         Property::CounterEndsRight,
         Property::SameAsReference,
-        Property::KeepsToItsKeys,
         Property::RedlockTakesMajority,
         Property::RedlockNeedsMajority,
         Property::RedlockValidity,
@@ -131,7 +127,7 @@ impl Property {
     pub fn rule(self) -> &'static str {
         match self {
             Property::TokensUnique => "every acquisition needs a token of its own",
-            Property::TokensUnguessable => "a token must carry about 128 random bits or more",
+            Property::TokensUnguessable => "a token must carry 120 random bits or more",
             Property::AcquireTakesFreeLock => "acquire must take a lock that is free",
             Property::AcquireRespectsHolder => {
                 "acquire must never take a lock that another client holds"
@@ -189,9 +185,6 @@ impl Property {
             }
             Property::CounterEndsRight => "the counter must end where the scenario says",
             Property::SameAsReference => "a correct lock makes this scenario unfold as shown",
-            Property::KeepsToItsKeys => {
-                "a lock sends only the commands the exercises need, on the keys it is handed"
-            }
             Property::RedlockTakesMajority => {
                 "Redlock must take the lock when a majority of the nodes is free and answering"
             }
@@ -377,11 +370,6 @@ impl Property {
                 "Run that exercise's own checks (`cargo test -p exercises NAME::`): they show the \
                  commands it sent.",
             ],
-            Property::KeepsToItsKeys => [
-                "Which key names and commands does your code use?",
-                "Use only the keys your function receives, and in Lua only those it declares in KEYS.",
-                "Pass keys as `redis::Script::new(src).key(k)`; reach them as `KEYS[1]` in the script.",
-            ],
         }
     }
 
@@ -395,8 +383,7 @@ impl Property {
             | Property::AcquireLeavesHolderTtl
             | Property::LockHasTtl
             | Property::NoImmortalLock
-            | Property::OneWinner
-            | Property::KeepsToItsKeys => {
+            | Property::OneWinner => {
                 "1, Why a lock, and the single-instance lock (book/src/single-instance.md)"
             }
             Property::ReleaseFreesOwnLock

@@ -24,7 +24,10 @@ pub const FIRST_FENCE_COUNTER: u64 = 32;
 /// How long the grader's own keys survive a killed test process, in ms.
 pub const SAFETY_TTL_MS: u64 = 3_600_000;
 
-/// The key names of one world. All share one prefix that nothing else uses.
+/// The key names of one world. The lock, the fence counter and the row share
+/// one prefix that nothing else uses: the world's namespace, the only keys
+/// learner code can reach ([`crate::confine::Namespace`]). The clock's books
+/// lie beside it, out of that reach.
 #[derive(Clone, Debug)]
 pub struct Keys {
     prefix: String,
@@ -50,7 +53,8 @@ impl Keys {
             lock: format!("{prefix}lock"),
             fence: format!("{prefix}lock:fence"),
             row: format!("{prefix}row"),
-            clock: format!("{prefix}clock"),
+            // `…:7.clock` beside the namespace `…:7:`, which no pattern of it matches.
+            clock: format!("{}.clock", prefix.trim_end_matches(':')),
             prefix,
         })
     }
@@ -69,6 +73,11 @@ impl Keys {
     /// rather than a process-specific name.
     pub fn display(&self, arg: &str) -> String {
         arg.replace(&self.prefix, "")
+    }
+
+    /// The namespace: every key whose name starts with it is this world's.
+    pub fn namespace(&self) -> &str {
+        &self.prefix
     }
 
     fn all(&self) -> [&str; 4] {
@@ -96,6 +105,9 @@ pub struct World {
     con: Connection,
     /// The grader's connection to the row's server, when it is not the lock's.
     store: Option<Connection>,
+    /// Keys of the namespace that learner code named besides the lock, the
+    /// counter and the row (a signal list, say): deleted with the world.
+    named: std::collections::BTreeSet<String>,
     /// Where clients connect: the shared server, or this URL (a replicated pair's primary).
     primary_url: Option<String>,
     clock: Clock,
@@ -192,6 +204,7 @@ impl World {
             memo: Default::default(),
             con,
             store: None,
+            named: Default::default(),
             primary_url: None,
             clock,
         })
@@ -209,6 +222,14 @@ impl World {
             Some(url) => server::connect_url(url)
                 .map_err(|cause| server::ServerError::connect(url, cause).into()),
         }
+    }
+
+    /// Notes keys of the namespace that learner code named, to delete them
+    /// with the world.
+    pub fn note_named(&mut self, keys: impl IntoIterator<Item = String>) {
+        let known = self.keys.all().map(str::to_owned);
+        self.named
+            .extend(keys.into_iter().filter(|k| !known.contains(k)));
     }
 
     /// The grader's connection to the row's server.
@@ -235,9 +256,14 @@ impl World {
         self.clock.settle(&mut self.con)
     }
 
-    /// Notes the TTL a client command sent at `sent` may have set.
-    pub fn settle_after(&mut self, sent: std::time::Instant) -> Result<(), GradeError> {
-        self.clock.settle_after(&mut self.con, sent)
+    /// Notes the TTL a client command sent at `sent` may have set; it ran at
+    /// between the instants `ran_at` by Redis's clock, when the wire could read them.
+    pub fn settle_after(
+        &mut self,
+        sent: std::time::Instant,
+        ran_at: Option<crate::clock::RanAt>,
+    ) -> Result<(), GradeError> {
+        self.clock.settle_after(&mut self.con, sent, ran_at)
     }
 
     /// Moves virtual time to `t_ms`; returns true when the lock key expired.
@@ -376,10 +402,11 @@ pub fn row_not_a_number(
 
 impl Drop for World {
     fn drop(&mut self) {
-        crate::acl::world_closed(&self.keys.lock);
+        crate::acl::world_closed(&self.keys.prefix);
         // Best effort: the safety TTLs clean up if this fails.
         let _ = redis::cmd("DEL")
             .arg(&self.keys.all()[..])
+            .arg(self.named.iter().collect::<Vec<_>>())
             .exec(&mut self.con);
         if let Some(store) = &mut self.store {
             let _ = redis::cmd("DEL").arg(&self.keys.row).exec(store);

@@ -1,13 +1,14 @@
-//! Learner code reaches only the keys its check hands over, with only the
-//! commands the exercises need: each hostile lock of the catalogue leaves
-//! every foreign key intact, fails its check with the refused command named,
-//! and is reported as the lock's doing, never as the grader's problem.
+//! Learner code reaches only its check's namespace: each hostile lock of the
+//! catalogue leaves every foreign key intact, fails its check with the refused
+//! command named, and is reported as a refusal, never as a broken rule or the
+//! grader's problem; a key named outside the namespace is one of its own, a
+//! function library is the check's own, and `TIME` runs on the virtual clock.
 
 use grader::catalogue::misbehaving::{HOSTILE, SCRIPT_OUTSIDE_KEYS, foreign_target};
 use grader::report::{Problem, Verdict};
-use grader::verdict::Property;
 use grader::world::World;
 use grader::{Wire, acl, checks, prefix, server};
+use redis::{Commands, ConnectionLike};
 
 /// How many foreign keys each test puts next to the grader's.
 const FOREIGN: usize = 200;
@@ -88,25 +89,19 @@ fn every_hostile_lock_is_refused_reported_and_spoils_nothing() {
             panic!("{} passed: {verdict:?}", lock.name)
         };
         let text = report.to_string();
-        assert_eq!(
-            report.property(),
-            Some(Property::KeepsToItsKeys),
+        assert!(
+            matches!(&report.problem, Problem::Refused { command: c, .. } if c == command),
             "{}:\n{text}",
             lock.name
         );
         assert!(
             text.contains(&format!(
-                "your code sent {command}, which the grader refused"
+                "your code sent {command}, which the grader did not send on"
             )) && (text.contains("→ (refused by the grader)") || text.contains("Redis refused it")),
             "{}:\n{text}",
             lock.name
         );
         assert!(!text.contains("grader problem"), "{}:\n{text}", lock.name);
-        assert!(
-            !matches!(report.problem, Problem::Failed { .. }),
-            "{}:\n{text}",
-            lock.name
-        );
         assert_eq!(foreign.intact(), FOREIGN + 1, "{} spoiled keys", lock.name);
     }
 }
@@ -168,4 +163,125 @@ fn the_readme_gives_the_acl_line_the_grader_needs() {
         readme.contains(&format!("\n{line}\n")),
         "README.md's section \"Grading on a shared Redis\" must give, on a line of its own:\n{line}"
     );
+}
+
+#[test]
+fn a_key_named_outside_the_namespace_is_one_of_its_own() {
+    // A foreign key of this test's own: the hostile locks' test counts
+    // `foreign_target()`, which this one must leave alone.
+    let mut admin = server::shared()
+        .expect("a Redis")
+        .connect()
+        .expect("a connection");
+    let target = format!(
+        "{}someone-elses-named-{}",
+        prefix::course(),
+        std::process::id()
+    );
+    let _: () = admin
+        .set_ex(&target, "precious", 600)
+        .expect("SET the foreign key");
+    let world = World::open().expect("a world").shared();
+    let namespace = grader::world::enter(&world).keys.namespace().to_owned();
+    let mut wire = Wire::open(&world).expect("a wire");
+    let _: () = redis::cmd("SET")
+        .arg(&target)
+        .arg("mine")
+        .query(&mut wire)
+        .expect("a SET on a key of any name");
+    let deleted: i64 = redis::cmd("DEL")
+        .arg(&target)
+        .query(&mut wire)
+        .expect("a DEL on a key of any name");
+    assert_eq!(deleted, 1, "the DEL found the key the SET made");
+    // A script's KEYS are brought in the same way.
+    let set: Option<String> = redis::cmd("EVAL")
+        .arg("return redis.call('SET', KEYS[1], 'x')")
+        .arg(1)
+        .arg(&target)
+        .query(&mut wire)
+        .expect("a script on a key of any name");
+    assert_eq!(set.as_deref(), Some("OK"));
+    let foreign: Option<String> = admin.get(&target).expect("GET");
+    let _: () = admin.del(&target).expect("DEL");
+    assert_eq!(
+        foreign.as_deref(),
+        Some("precious"),
+        "the foreign key was reached"
+    );
+    let inside: Option<String> = grader::world::enter(&world)
+        .con()
+        .get(format!("{namespace}{target}"))
+        .expect("GET");
+    assert_eq!(inside.as_deref(), Some("x"));
+}
+
+#[test]
+fn each_check_s_function_libraries_are_its_own() {
+    let library = |answer: u8| {
+        format!(
+            "#!lua name=samename\nredis.register_function('answer', function() return {answer} end)"
+        )
+    };
+    let world = World::open().expect("a world").shared();
+    let mut wires = [
+        Wire::open(&world).expect("a wire"),
+        Wire::open(&world).expect("a wire"),
+    ];
+    for (answer, wire) in (1u8..).zip(wires.iter_mut()) {
+        let loaded: String = redis::cmd("FUNCTION")
+            .arg("LOAD")
+            .arg("REPLACE")
+            .arg(library(answer))
+            .query(wire)
+            .expect("FUNCTION LOAD");
+        assert_eq!(
+            loaded, "samename",
+            "the reply names the library as the lock did"
+        );
+    }
+    for (answer, wire) in (1i64..).zip(wires.iter_mut()) {
+        let got: i64 = redis::cmd("FCALL")
+            .arg("answer")
+            .arg(0)
+            .query(wire)
+            .expect("FCALL");
+        assert_eq!(got, answer, "one library replaced the other's");
+    }
+    // A function registered around the wrapper is refused, and its library removed.
+    let sneaky = "#!lua name=sneaky\nlocal r = redis\nr['register_function']('outside', function() return 0 end)";
+    let refused = redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg(sneaky)
+        .query::<String>(&mut wires[0])
+        .expect_err("a function outside the check's names");
+    assert!(
+        refused.to_string().contains("outside the check's own"),
+        "{refused}"
+    );
+    let left: redis::Value = grader::world::enter(&world)
+        .con()
+        .req_command(
+            redis::cmd("FUNCTION")
+                .arg("LIST")
+                .arg("LIBRARYNAME")
+                .arg("*sneaky"),
+        )
+        .expect("FUNCTION LIST");
+    assert_eq!(left, redis::Value::Array(vec![]), "{left:?}");
+}
+
+#[test]
+fn time_is_the_virtual_clock_s() {
+    let world = World::open().expect("a world").shared();
+    let mut wire = Wire::open(&world).expect("a wire");
+    let now = |wire: &mut Wire| -> u64 {
+        let (secs, micros): (u64, u64) = redis::cmd("TIME").query(wire).expect("TIME");
+        secs * 1_000 + micros / 1_000
+    };
+    let before = now(&mut wire);
+    grader::world::enter(&world)
+        .advance_by(40_000)
+        .expect("40 s pass");
+    assert_eq!(now(&mut wire) - before, 40_000);
 }

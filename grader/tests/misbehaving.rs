@@ -21,6 +21,7 @@ fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
     match &report.problem {
         Problem::Failed { failure, .. } => (failure.clone(), report.to_string()),
         Problem::Broken(v) => panic!("expected a failed call, got a broken rule: {v}"),
+        Problem::Refused { command, .. } => panic!("expected a failed call, got {command} refused"),
     }
 }
 

@@ -163,13 +163,14 @@ fn acl_users_work_on_the_passworded_shared_server() {
         cannot_run("acl_users_work_on_the_passworded_shared_server", NOT_OURS);
     }
     own_password(server.url(), "the shared server");
-    let key = format!(
-        "{}passwords-test:{}",
+    let namespace = format!(
+        "{}passwords-test:{}:",
         grader::prefix::course(),
         std::process::id()
     );
+    let key = format!("{namespace}k");
     let mut con = server.connect().unwrap_or_else(|e| panic!("{e}"));
-    let confined = grader::acl::confine(&mut con, std::slice::from_ref(&key))
+    let confined = grader::acl::confine(&mut con, &namespace)
         .unwrap_or_else(|e| panic!("a user for the check: {e}"));
     assert!(confined, "the grader may create users on its own server");
     redis::cmd("SET")
@@ -182,7 +183,7 @@ fn acl_users_work_on_the_passworded_shared_server() {
         refused.as_ref().is_err_and(|e| e.code() == Some("NOPERM")),
         "the check's user may not flush: {refused:?}"
     );
-    grader::acl::world_closed(&key);
+    grader::acl::world_closed(&namespace);
     let mut admin = server.connect().unwrap_or_else(|e| panic!("{e}"));
     redis::cmd("DEL")
         .arg(&key)

@@ -23,6 +23,7 @@ fn report_with(release: grader::lock::ReleaseFn) -> (Failure, String) {
     match &report.problem {
         Problem::Failed { failure, .. } => (failure.clone(), report.to_string()),
         Problem::Broken(v) => panic!("expected a failed call, got a broken rule: {v}"),
+        Problem::Refused { command, .. } => panic!("expected a failed call, got {command} refused"),
     }
 }
 

@@ -13,10 +13,13 @@
 //! [`mutants`] holds the reference with one Lua script changed, which some
 //! check must fail unless the change makes no difference.
 //! [`redlock`] holds the Redlocks with one mistake each that [`wrong`] lists.
+//! [`ported`] holds correct locks in the style of published libraries (Redis
+//! functions, second keys, `TIME`, `WAIT`), which must pass every check.
 
 mod keepers;
 pub mod misbehaving;
 pub mod mutants;
+pub mod ported;
 pub mod redlock;
 pub mod renewal;
 pub mod unseen;

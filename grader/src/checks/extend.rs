@@ -43,7 +43,7 @@ pub(super) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> 
     let (renewed, steps) = called!(a_extends(&mut bench, ctx, RENEWAL));
     let mut world = bench.world();
     let (now, value, expiry) = (world.now_ms(), world.lock_value()?, world.lock_expiry()?);
-    let wanted = Expiry::At(now + RENEWAL.as_millis() as u64);
+    let wanted = |e: Expiry| matches!(e, Expiry::At(at) if at >= now && crate::clock::as_asked(RENEWAL.as_millis() as u64, at - now));
     let what = if value.as_deref() != Some(TOKEN_A) {
         Some((
             Property::ExtendSparesOthers,
@@ -52,7 +52,7 @@ pub(super) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> 
                 show_value(&value)
             ),
         ))
-    } else if expiry != wanted {
+    } else if !wanted(expiry) {
         let left = match expiry {
             Expiry::At(at) => format!("expires after {}", seconds(at - now)),
             Expiry::Never => "never expires".into(),

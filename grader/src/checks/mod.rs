@@ -81,7 +81,7 @@ pub const CHECKS: &[Check] = &[
     },
     Check {
         name: "token::unguessable",
-        shows: "tokens carry about 128 random bits or more",
+        shows: "tokens carry 120 random bits or more",
         run: crate::token::unguessable,
     },
     Check {

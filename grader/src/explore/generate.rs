@@ -193,6 +193,19 @@ fn fencing_token(rng: &mut Rng, base: u64) -> u64 {
     t.clamp(1, EXACT_LIMIT)
 }
 
+/// Whether `client` may make `call` in `state` by the exercises' text: a
+/// token is fresh for each acquisition, so nobody acquires with the token
+/// that holds the lock (the same client asking twice, or a client sharing its
+/// token). What an acquire does then is the lock's own business.
+pub(super) fn within_contract(h: &History, state: &State, client: usize, call: &Call) -> bool {
+    let acquires = matches!(call, Call::Acquire { .. } | Call::AcquireFenced { .. });
+    let holds = state
+        .lock
+        .as_ref()
+        .is_some_and(|held| h.tokens.get(client) == Some(&held.token));
+    !(acquires && holds)
+}
+
 fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
     let clients = h.tokens.len() as u64;
     let holder = state
@@ -213,6 +226,17 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
             (holder, Call::Release)
         }
         _ => (client, next_call(rng, h, state)),
+    };
+    let client = if within_contract(h, state, client, &call) {
+        client
+    } else {
+        let others: Vec<usize> = (0..h.tokens.len())
+            .filter(|&c| within_contract(h, state, c, &call))
+            .collect();
+        if others.is_empty() {
+            return Step::Wait(wait(rng, state));
+        }
+        rng.pick(&others)
     };
     let step_in = (h.exercise.tests(&call) && rng.chance(4, 5)).then(|| StepIn {
         // Mostly right after the first command: the gap of a check in one

@@ -39,7 +39,7 @@ pub fn tried(
     leaves
         .into_iter()
         .map(|(mut state, expected, mut diffs)| {
-            diffs.extend(model::compare(&mut state, observed, baseline));
+            diffs.extend(model::compare(start, &mut state, observed, baseline));
             Tried {
                 state,
                 expected,

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::Call;
-use crate::clock::{Expiry, RESOLUTION_MS};
+use crate::clock::{Expiry, RESOLUTION_MS, as_asked};
 use crate::verdict::{Property, Violation};
 
 /// A grant: `Some(None)` from `acquire`, `Some(Some(token))` from
@@ -158,7 +158,8 @@ pub fn leaves_holder_ttl(
 }
 
 /// [`Property::LockHasTtl`]: right after a grant at `now_ms`, the lock key
-/// expires after exactly the TTL asked for, as the clock measures it.
+/// expires after the TTL asked for, to the millisecond, give or take the
+/// clock's slack ([`as_asked`]: up to [`crate::clock::SLACK_MS`] over, a millisecond under).
 pub fn lock_has_ttl(
     call: &Call<'_>,
     asked: Duration,
@@ -184,7 +185,7 @@ pub fn lock_has_ttl(
             return Some(call.broke(Property::LockHasTtl, what));
         }
     };
-    (left_ms != asked_ms).then(|| {
+    (!as_asked(asked_ms, left_ms)).then(|| {
         let what = format!(
             "{} was asked for a TTL of {asked_ms} ms, and the lock key expires after {left_ms} ms",
             call.name()

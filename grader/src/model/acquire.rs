@@ -2,8 +2,9 @@
 //!
 //! A free lock is taken with the caller's token and a TTL of exactly the one
 //! asked for; a lock held by someone else stays as it is, TTL included. A
-//! lock held with the caller's own token (the same client asking twice) may
-//! be refused or taken again with a fresh TTL: the course fixes neither.
+//! token is fresh for each acquisition (the exercise says so), so the
+//! explorer never acquires with the token that holds the lock; should a
+//! check do so anyway, the model allows a refusal or a fresh TTL.
 
 use super::{Answer, Branch, Diff, Divergence, State};
 use crate::clock::Expiry;

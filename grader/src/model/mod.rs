@@ -31,7 +31,7 @@ pub use keeper::{Keeper, Touch};
 
 use std::fmt;
 
-use crate::clock::RESOLUTION_MS;
+use crate::clock::{RESOLUTION_MS, SLACK_MS};
 
 /// The lock key, held.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ impl State {
         if self
             .lock
             .as_ref()
-            .is_some_and(|h| h.expires_at <= self.now_ms)
+            .is_some_and(|h| h.expires_at <= self.now_ms + SLACK_MS)
         {
             self.lock = None;
         }

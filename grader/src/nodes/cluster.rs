@@ -380,20 +380,20 @@ impl Cluster {
     }
 
     /// After a command of the call under test reached node `i` (or did not): notes any TTL it
-    /// set, charges the node's reply delay or the client's time-out, and, unless `hidden` (redis-rs
+    /// set (it ran at the real millisecond given with `sent`, when known), charges the node's reply delay or the client's time-out, and, unless `hidden` (redis-rs
     /// loading a script the node did not know), counts and records it.
     pub(super) fn after_command(
         &mut self,
         i: usize,
         command: String,
         reply: String,
-        sent: Option<std::time::Instant>,
+        sent: Option<(std::time::Instant, Option<crate::clock::RanAt>)>,
         hidden: bool,
     ) {
-        if let Some(sent) = sent {
+        if let Some((sent, ran_at)) = sent {
             let seat = &mut self.seats[i];
             if let Some(con) = seat.con.as_mut()
-                && let Err(e) = seat.clock.settle_after(con, sent)
+                && let Err(e) = seat.clock.settle_after(con, sent, ran_at)
             {
                 self.trouble.get_or_insert(e);
             }

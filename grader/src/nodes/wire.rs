@@ -76,7 +76,7 @@ impl NodeWire {
     fn send(
         &mut self,
         label: &[u8],
-        forward: impl FnOnce(&mut Connection) -> RedisResult<Value>,
+        forward: impl FnOnce(&mut Connection) -> (RedisResult<Value>, Option<crate::clock::RanAt>),
     ) -> RedisResult<Value> {
         self.sent += 1;
         if self.sent > COMMAND_BUDGET {
@@ -93,18 +93,24 @@ impl NodeWire {
                 .join(" ")
         };
         let (reply, sent) = match route {
-            Route::Paused => (Err(timed_out(i)), None::<Instant>),
+            Route::Paused => (
+                Err(timed_out(i)),
+                None::<(Instant, Option<crate::clock::RanAt>)>,
+            ),
             Route::Down => {
                 self.con = None;
                 (Err(unreachable_node(&format!("node {i} is down"))), None)
             }
             Route::Send { url, generation } => {
                 let sent = Instant::now();
-                let reply = self.connection(&url, generation).and_then(forward);
+                let (reply, ran_at) = match self.connection(&url, generation) {
+                    Ok(con) => forward(con),
+                    Err(e) => (Err(e), None),
+                };
                 if reply.is_err() {
                     self.con = None;
                 }
-                (reply, Some(sent))
+                (reply, Some((sent, ran_at)))
             }
         };
         let shown = match &reply {
@@ -168,7 +174,7 @@ fn unreachable_node(why: &str) -> RedisError {
 
 impl ConnectionLike for NodeWire {
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
-        self.send(cmd, |con| con.req_packed_command(cmd))
+        self.send(cmd, |con| crate::clock::sent_timed(con, cmd))
     }
 
     /// A pipeline is one step, shown by its first command.
@@ -179,8 +185,10 @@ impl ConnectionLike for NodeWire {
         count: usize,
     ) -> RedisResult<Vec<Value>> {
         let value = self.send(cmd, |con| {
-            con.req_packed_commands(cmd, offset, count)
-                .map(Value::Array)
+            // The TIME a single command goes behind would upset a transaction's replies; a
+            // pipeline's TTLs are read at the look.
+            let replies = con.req_packed_commands(cmd, offset, count);
+            (replies.map(Value::Array), None)
         })?;
         match value {
             Value::Array(values) => Ok(values),

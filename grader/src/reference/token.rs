@@ -9,8 +9,8 @@
 /// Returns a fresh, unguessable token for one acquisition of a lock.
 ///
 /// The Redis documentation suggests 20 random bytes; this returns them as 40
-/// hexadecimal characters (160 bits). Hex, base64 or a UUID v4 all do, as long
-/// as about 128 bits or more are random.
+/// hexadecimal characters (160 bits). Hex, base64 or a UUID v4 all do: a
+/// token must carry at least 120 random bits.
 ///
 /// The grader counts how many bits of your tokens are random, whatever their
 /// encoding, but it cannot see where the bits came from: a generator seeded

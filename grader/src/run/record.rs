@@ -73,7 +73,13 @@ impl Runner<'_> {
         let ms = self.ms();
         let ttl_left_s = match expiry {
             Expiry::At(at) if holder.is_some() || at > ms => {
-                Some((at.saturating_sub(ms)).div_ceil(1000))
+                // A TTL read a millisecond or two over the one asked for shows as that one.
+                let left = at.saturating_sub(ms);
+                let left = match left.checked_sub(crate::clock::SLACK_MS) {
+                    Some(less) if less > 0 => less,
+                    _ => left,
+                };
+                Some(left.div_ceil(1000))
             }
             _ => None,
         };

@@ -9,7 +9,11 @@
 //! (a `lock-` prefix, a UUID's hyphens) are set aside, and what is left is
 //! decoded in the one encoding that fits every sample: decimal or
 //! hexadecimal numbers, base64, or else plain text, one symbol per
-//! character. Each bit position then becomes a column down the samples; the
+//! character. An alphabet whose size is not a power of two (base 36, base
+//! 62) is read as the digits of one number in that base, as decimal is: its
+//! characters carry less than a whole number of bits each, and reading each
+//! one as bits of its own would count, say, 120 bits in 20 base-36 digits,
+//! which hold only 103. Each bit position then becomes a column down the samples; the
 //! columns that are about as often 1 as 0 are kept, and the random bits are
 //! their [affine rank](super::rank::affine_rank). A counter, a clock or a
 //! value printed twice has few independent columns however it is printed,
@@ -46,6 +50,13 @@ pub enum Encoding {
     Base64,
     /// Nothing to decode: every token is the same text.
     Fixed,
+    /// Digits of an alphabet whose size is not a power of two (base 36,
+    /// base 62), in the order of their characters, read as one number per
+    /// token.
+    Radix {
+        /// The base: how many different characters the tokens use.
+        symbols: usize,
+    },
     /// Anything else: each character a symbol of the alphabet seen.
     Text {
         /// How many different characters the tokens use.
@@ -60,6 +71,7 @@ impl fmt::Display for Encoding {
             Encoding::Decimal => write!(f, "decimal numbers"),
             Encoding::Hex => write!(f, "hexadecimal digits"),
             Encoding::Base64 => write!(f, "base64 characters"),
+            Encoding::Radix { symbols } => write!(f, "numbers of {symbols} different digits"),
             Encoding::Text { symbols } => write!(f, "text of {symbols} different characters"),
         }
     }
@@ -145,12 +157,19 @@ fn detect(tokens: &[Vec<char>]) -> Encoding {
         Encoding::Decimal
     } else if all(char::is_ascii_hexdigit) {
         Encoding::Hex
-    } else if all(|c| base64_value(*c).is_some()) {
-        Encoding::Base64
     } else {
-        let symbols: BTreeSet<char> = tokens.iter().flatten().copied().collect();
-        Encoding::Text {
-            symbols: symbols.len(),
+        let symbols = tokens
+            .iter()
+            .flatten()
+            .copied()
+            .collect::<BTreeSet<char>>()
+            .len();
+        if !symbols.is_power_of_two() {
+            Encoding::Radix { symbols }
+        } else if all(|c| base64_value(*c).is_some()) {
+            Encoding::Base64
+        } else {
+            Encoding::Text { symbols }
         }
     }
 }
@@ -182,23 +201,23 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
         Encoding::Fixed => {}
         Encoding::Decimal => {
             for (sample, t) in tokens.iter().enumerate() {
-                for (i, limb) in decimal_limbs(t).into_iter().enumerate() {
-                    for b in (0..32).filter(|b| limb >> b & 1 == 1) {
-                        set(sample, 32 * i + b);
-                    }
-                }
+                let digits = t.iter().map(|d| d.to_digit(10).unwrap_or(0));
+                number_bits(sample, &limbs(digits, 10), &mut set);
+            }
+        }
+        Encoding::Radix { symbols } => {
+            let alphabet = alphabet(tokens);
+            for (sample, t) in tokens.iter().enumerate() {
+                let digits = t
+                    .iter()
+                    .map(|c| alphabet.binary_search(c).unwrap_or(0) as u32);
+                number_bits(sample, &limbs(digits, *symbols as u32), &mut set);
             }
         }
         Encoding::Hex => symbol_bits(tokens, 4, |c| c.to_digit(16).unwrap_or(0), set),
         Encoding::Base64 => symbol_bits(tokens, 6, |c| base64_value(c).unwrap_or(0), set),
         Encoding::Text { symbols } => {
-            let alphabet: Vec<char> = tokens
-                .iter()
-                .flatten()
-                .copied()
-                .collect::<BTreeSet<char>>()
-                .into_iter()
-                .collect();
+            let alphabet = alphabet(tokens);
             let width = usize::BITS - symbols.saturating_sub(1).leading_zeros();
             symbol_bits(
                 tokens,
@@ -209,6 +228,12 @@ fn columns(tokens: &[Vec<char>], encoding: &Encoding) -> Vec<Column> {
         }
     }
     columns
+}
+
+/// Every character the tokens use, in order: a character's value is its place.
+fn alphabet(tokens: &[Vec<char>]) -> Vec<char> {
+    let used: BTreeSet<char> = tokens.iter().flatten().copied().collect();
+    used.into_iter().collect()
 }
 
 /// Sets, for each token, the `width` bits of each character's value.
@@ -228,14 +253,24 @@ fn symbol_bits(
     }
 }
 
-/// A decimal number in little-endian 32-bit limbs.
-fn decimal_limbs(digits: &[char]) -> Vec<u32> {
+/// Sets the bits of the number in `limbs` for token `sample`.
+fn number_bits(sample: usize, limbs: &[u32], set: &mut impl FnMut(usize, usize)) {
+    for (i, limb) in limbs.iter().enumerate() {
+        for b in (0..32).filter(|b| limb >> b & 1 == 1) {
+            set(sample, 32 * i + b);
+        }
+    }
+}
+
+/// A number written in `digits` of base `radix`, most significant first,
+/// in little-endian 32-bit limbs.
+fn limbs(digits: impl Iterator<Item = u32>, radix: u32) -> Vec<u32> {
     let mut limbs: Vec<u32> = Vec::new();
     for d in digits {
-        // Times ten plus the digit, carried in u64.
-        let mut carry = d.to_digit(10).unwrap_or(0) as u64;
+        // Times the radix plus the digit, carried in u64.
+        let mut carry = d as u64;
         for limb in &mut limbs {
-            let v = *limb as u64 * 10 + carry;
+            let v = *limb as u64 * radix as u64 + carry;
             *limb = v as u32;
             carry = v >> 32;
         }
@@ -284,15 +319,12 @@ mod tests {
 
     #[test]
     fn decimal_digits_become_the_numbers_limbs() {
-        let digits = |s: &str| s.chars().collect::<Vec<_>>();
-        assert_eq!(decimal_limbs(&digits("300")), vec![300]);
-        assert_eq!(decimal_limbs(&digits("0")), Vec::<u32>::new());
+        let decimal_limbs = |s: &str| limbs(s.chars().map(|d| d.to_digit(10).unwrap_or(0)), 10);
+        assert_eq!(decimal_limbs("300"), vec![300]);
+        assert_eq!(decimal_limbs("0"), Vec::<u32>::new());
+        assert_eq!(decimal_limbs(&u128::MAX.to_string()), vec![u32::MAX; 4]);
         assert_eq!(
-            decimal_limbs(&digits(&u128::MAX.to_string())),
-            vec![u32::MAX; 4]
-        );
-        assert_eq!(
-            decimal_limbs(&digits("4294967296")),
+            decimal_limbs("4294967296"),
             vec![0, 1],
             "2^32 carries into a second limb"
         );
@@ -397,6 +429,27 @@ mod tests {
             random_bits(read(&tokens)),
             (128, Encoding::Text { symbols: 16 })
         );
+    }
+
+    #[test]
+    fn digits_of_a_base_that_is_no_power_of_two_count_as_one_number() {
+        // 20 base-36 digits hold 103 random bits, not the 120 that 6 bits a
+        // character would make of them.
+        let digits: Vec<char> = "0123456789abcdefghijklmnopqrstuvwxyz".chars().collect();
+        let tokens = sample(1000, |b| {
+            (0..20).map(|_| digits[(b.next() % 36) as usize]).collect()
+        });
+        let (random, encoding) = random_bits(read(&tokens));
+        assert_eq!(encoding, Encoding::Radix { symbols: 36 });
+        assert!((100..=104).contains(&random), "{random}");
+        // And 22 base-62 digits hold 131.
+        let digits: Vec<char> = ('0'..='9').chain('A'..='Z').chain('a'..='z').collect();
+        let tokens = sample(1000, |b| {
+            (0..22).map(|_| digits[(b.next() % 62) as usize]).collect()
+        });
+        let (random, encoding) = random_bits(read(&tokens));
+        assert_eq!(encoding, Encoding::Radix { symbols: 62 });
+        assert!((128..=131).contains(&random), "{random}");
     }
 
     #[test]

@@ -15,10 +15,12 @@
 //!   does in two commands what must happen in one;
 //! - can take turns with other wires ([`Turns`]) so that three clients racing
 //!   for a lock interleave command by command, the same way on every run;
-//! - refuses, before it goes out, any command that is not one the exercises
-//!   need or that names a key its world did not hand over ([`crate::confine`]);
-//!   where the grader may create Redis users, the connection is also signed in
-//!   as one limited to those keys ([`crate::acl`]), which holds Lua scripts too.
+//! - keeps every key a command names inside its world's namespace, and every
+//!   function inside its check's, and refuses, before it goes out, any command
+//!   that acts beyond them ([`crate::confine`]); where the grader may create
+//!   Redis users, the connection is also signed in as one limited to the
+//!   namespace ([`crate::acl`]), which holds Lua scripts too;
+//! - answers `TIME` itself, on the virtual clock.
 //!
 //! Redis-rs retries a script it finds missing (`NOSCRIPT`, then `SCRIPT LOAD`).
 //! Those two steps change nothing in the data, so they are neither counted nor
@@ -37,7 +39,7 @@ use redis::{Connection, ConnectionLike, ErrorKind, RedisError, RedisResult, Valu
 
 use crate::acl;
 use crate::clock::Expiry;
-use crate::confine::{self, Ledger, Refusal};
+use crate::confine::{self, Ledger, Namespace, Refusal, functions};
 use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
@@ -82,30 +84,44 @@ pub struct Wire {
     crashed: bool,
     intervention: Option<Intervention>,
     turns: Option<(Arc<Turns>, usize)>,
-    /// The keys the world handed over: the only ones a command may name.
-    handed: Vec<String>,
+    /// Where the keys and functions it names are kept.
+    namespace: Namespace,
     /// Where refusals go: the ledger of the check that opened the wire.
     ledger: Option<Arc<Ledger>>,
     /// A `NOSCRIPT` reply came: the `SCRIPT LOAD` that follows is redis-rs's.
     reloading: bool,
+    /// The lock's code opened a `MULTI` with a command of its own: until its
+    /// `EXEC` or `DISCARD`, a `TIME` sent ahead would be queued with it.
+    in_multi: bool,
+    /// The real millisecond by Redis's clock that the last command not
+    /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
+    ran_at_ms: Option<crate::clock::RanAt>,
 }
 
 impl Wire {
     /// A wire for a new client of `world`.
     pub fn open(world: &SharedWorld) -> Result<Wire, GradeError> {
-        let (mut inner, handed, shared) = {
+        let ledger = confine::current_ledger();
+        let id = next_id();
+        let (mut inner, keys, shared) = {
             let world = enter(world);
-            let keys = &world.keys;
-            let handed = vec![keys.lock.clone(), keys.fence.clone(), keys.row.clone()];
-            (world.client_connection()?, handed, world.on_shared_server())
+            let keys = world.keys.namespace().to_owned();
+            (world.client_connection()?, keys, world.on_shared_server())
         };
+        // One prefix for every function of the check, however many worlds it opens.
+        let check = match &ledger {
+            Some(ledger) => format!("c{}", ledger.id()),
+            None => format!("w{id}"),
+        };
+        let run = crate::prefix::run()?;
+        let namespace = Namespace::new(&keys, &functions::allowed(&format!("{run}{check}_")));
         // The grader's users live on the shared server; the nodes of a replicated pair are the
         // grader's own and hold nothing else, and there the filter alone holds the wire.
         if shared {
-            acl::confine(&mut inner, &handed)?;
+            acl::confine(&mut inner, namespace.keys())?;
         }
         Ok(Wire {
-            id: next_id(),
+            id,
             inner,
             world: Arc::downgrade(world),
             steps: Vec::new(),
@@ -113,9 +129,11 @@ impl Wire {
             crashed: false,
             intervention: None,
             turns: None,
-            handed,
-            ledger: confine::current_ledger(),
+            namespace,
+            ledger,
             reloading: false,
+            in_multi: false,
+            ran_at_ms: None,
         })
     }
 
@@ -265,8 +283,8 @@ impl Wire {
         let by_redis = confine::refused_by_redis(reply).map(|denial| Refusal {
             command: confine::name_of(&args),
             why: format!(
-                "it reached beyond the check's keys or the exercises' commands, and Redis \
-                 refused it: {denial}"
+                "its script reached beyond the check's namespace (a key it did not declare in \
+                 KEYS, or a command no lock needs), and Redis refused it: {denial}"
             ),
         });
         let reply = match reply {
@@ -275,7 +293,7 @@ impl Wire {
         };
         self.record(&args, reply, by_redis);
         enter(&self.world()?)
-            .settle_after(sent)
+            .settle_after(sent, self.ran_at_ms)
             .map_err(grader_trouble)?;
         if let Some((turns, me)) = &self.turns {
             turns.pass(*me);
@@ -365,12 +383,117 @@ impl Wire {
         }
     }
 
-    /// The first command in `packed` that may not go out, and why.
-    fn judge(&self, packed: &[u8]) -> Option<Refusal> {
-        unpack_all(packed)
+    /// The command(s) in `packed` as they go out, with the keys of the
+    /// namespace they name noted in the world; or the first that may not go
+    /// out, and why.
+    fn admit(&self, packed: &[u8]) -> Result<Vec<confine::Admitted>, Refusal> {
+        let admitted = unpack_all(packed)
             .iter()
-            .find_map(|args| confine::judge(args, &self.handed).err())
+            .map(|args| confine::admit(args, &self.namespace))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(world) = self.world.upgrade() {
+            enter(&world).note_named(admitted.iter().flat_map(|a| a.keys.iter().cloned()));
+        }
+        Ok(admitted)
     }
+
+    /// Follows the lock's own `MULTI` … `EXEC` through the commands `sent`.
+    fn follow_multi(&mut self, sent: &[Vec<Vec<u8>>]) {
+        for args in sent {
+            match confine::name_of(args).as_str() {
+                "MULTI" => self.in_multi = true,
+                "EXEC" | "DISCARD" => self.in_multi = false,
+                _ => {}
+            }
+        }
+    }
+
+    /// `TIME` on the virtual clock: a fixed instant plus virtual now, so that
+    /// a lock that times itself by Redis's clock reads the same on every run.
+    fn virtual_time(&self) -> RedisResult<Value> {
+        let now_ms = enter(&self.world()?).now_ms();
+        let micros = (TIME_ORIGIN_MS + now_ms) * 1_000;
+        Ok(Value::Array(vec![
+            Value::BulkString((micros / 1_000_000).to_string().into_bytes()),
+            Value::BulkString((micros % 1_000_000).to_string().into_bytes()),
+        ]))
+    }
+
+    /// After a `FUNCTION LOAD` that Redis accepted: notes the library for
+    /// removal when the check ends, and deletes it again, refusing the load,
+    /// if it registered a function under a name outside the check's.
+    fn loaded(&mut self, sent: &[Vec<u8>], reply: Value) -> RedisResult<Value> {
+        let name = match &reply {
+            Value::BulkString(name) => String::from_utf8_lossy(name).into_owned(),
+            Value::SimpleString(name) => name.clone(),
+            _ => return Ok(reply),
+        };
+        if let Some(ledger) = &self.ledger {
+            ledger.note_library(name.clone());
+        }
+        let listed: Value = redis::cmd("FUNCTION")
+            .arg("LIST")
+            .arg("LIBRARYNAME")
+            .arg(&name)
+            .query(enter(&self.world()?).con())?;
+        let prefix = self.namespace.functions();
+        if let Some(outside) = functions::registered(&listed)
+            .into_iter()
+            .find(|f| !f.starts_with(prefix))
+        {
+            let _ = redis::cmd("FUNCTION")
+                .arg("DELETE")
+                .arg(&name)
+                .exec(enter(&self.world()?).con());
+            let refusal = Refusal {
+                command: "FUNCTION|LOAD".into(),
+                why: format!(
+                    "its library registered `{outside}` around `redis.register_function`, under \
+                     a name outside the check's own; the grader deleted the library again"
+                ),
+            };
+            return Err(self.refuse(&pack(sent), refusal));
+        }
+        Ok(functions::reply_name(reply, prefix))
+    }
+}
+
+/// The machine's wall clock, in ms since the epoch: the clock a lock reads
+/// for `PXAT` (Redis, on this machine or in a container of it, keeps the same).
+fn wall_clock_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Whether `args` carry an instant of the wall clock (within a day of
+/// `now_ms`, in ms or s): an expiry the lock computed from its own clock
+/// (`PXAT`, `PEXPIREAT`, or a script's ARGV). Its TTL is then read from when
+/// the command reached the grader (or up to 5 ms before, when the lock read
+/// its clock), not from when Redis ran it, so that the grader's own work in
+/// between is not charged to the lock.
+fn names_an_instant(args: &[Vec<u8>], now_ms: u64) -> bool {
+    const DAY_MS: u64 = 86_400_000;
+    args.iter().skip(1).any(|a| {
+        std::str::from_utf8(a)
+            .ok()
+            .and_then(|a| a.parse::<u64>().ok())
+            .is_some_and(|n| {
+                n.abs_diff(now_ms) < DAY_MS || n.abs_diff(now_ms / 1_000) < DAY_MS / 1_000
+            })
+    })
+}
+
+/// Where the virtual clock's `TIME` starts: 2026-01-01 00:00:00 UTC.
+const TIME_ORIGIN_MS: u64 = 1_767_225_600_000;
+
+/// `args` packed as one RESP command.
+fn pack(args: &[Vec<u8>]) -> Vec<u8> {
+    let mut cmd = redis::Cmd::new();
+    for arg in args {
+        cmd.arg(arg.as_slice());
+    }
+    cmd.get_packed_command()
 }
 
 /// A number no other wire of this process has (node wires included).
@@ -398,13 +521,41 @@ impl Drop for Wire {
 
 impl ConnectionLike for Wire {
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
+        let received_ms = wall_clock_ms();
         self.before_command()?;
-        if let Some(refusal) = self.judge(cmd) {
-            return Err(self.refuse(cmd, refusal));
-        }
+        let admitted = match self.admit(cmd) {
+            Ok(admitted) => admitted,
+            Err(refusal) => return Err(self.refuse(cmd, refusal)),
+        };
+        let Some(one) = admitted.first() else {
+            return self.inner.req_packed_command(cmd);
+        };
         let sent = Instant::now();
-        let reply = self.inner.req_packed_command(cmd);
-        let reply = self.in_virtual_time(cmd, reply);
+        let reply = if one.answered_here {
+            self.virtual_time()
+        } else {
+            let out = pack(&one.args);
+            let reply = if self.in_multi {
+                self.inner.req_packed_command(&out)
+            } else {
+                let (reply, ran_at) = crate::clock::sent_timed(&mut self.inner, &out);
+                self.ran_at_ms = if names_an_instant(&one.args, received_ms) {
+                    // The lock read its clock a little before: up to 5 ms earlier.
+                    Some((received_ms.saturating_sub(5), received_ms))
+                } else {
+                    ran_at
+                };
+                reply
+            };
+            self.follow_multi(std::slice::from_ref(&one.args));
+            self.in_virtual_time(&out, reply)
+        };
+        let reply = match reply {
+            Ok(value) if confine::name_of(&one.args) == "FUNCTION|LOAD" => {
+                self.loaded(&one.args, value)
+            }
+            reply => reply,
+        };
         self.after_command(cmd, &reply, sent)?;
         reply
     }
@@ -419,11 +570,25 @@ impl ConnectionLike for Wire {
         count: usize,
     ) -> RedisResult<Vec<Value>> {
         self.before_command()?;
-        if let Some(refusal) = self.judge(cmd) {
-            return Err(self.refuse(&pipeline_label(cmd), refusal));
-        }
+        let args: Vec<Vec<Vec<u8>>> = match self.admit(cmd) {
+            Ok(admitted) => admitted.into_iter().map(|a| a.args).collect(),
+            Err(refusal) => return Err(self.refuse(&pipeline_label(cmd), refusal)),
+        };
+        // A TIME in a pipeline goes to Redis: its answer is real time.
+        let out: Vec<u8> = args.iter().flat_map(|a| pack(a)).collect();
         let sent = Instant::now();
-        let replies = self.inner.req_packed_commands(cmd, offset, count);
+        // Round trips of their own: a TIME inside the pipeline would shift its replies.
+        let time = |inner: &mut Connection| {
+            redis::cmd("TIME")
+                .query::<Value>(inner)
+                .ok()
+                .and_then(crate::clock::time_ms)
+        };
+        let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+        let replies = self.inner.req_packed_commands(&out, offset, count);
+        self.follow_multi(&args);
+        let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+        self.ran_at_ms = before.zip(after);
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
