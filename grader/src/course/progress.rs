@@ -205,7 +205,7 @@ mod tests {
         assert_eq!(progress.hint_level(Property::TokensUnguessable), 3);
         let text = progress.render();
         assert!(
-            text.contains("hints for a token must carry about 128 random bits or more = 3\n"),
+            text.contains("hints for a token must carry 120 random bits or more = 3\n"),
             "written back in the new words:\n{text}"
         );
     }

@@ -71,7 +71,11 @@ impl fmt::Display for Encoding {
             Encoding::Decimal => write!(f, "decimal numbers"),
             Encoding::Hex => write!(f, "hexadecimal digits"),
             Encoding::Base64 => write!(f, "base64 characters"),
-            Encoding::Radix { symbols } => write!(f, "numbers of {symbols} different digits"),
+            Encoding::Radix { symbols } => write!(
+                f,
+                "text of {symbols} different characters, each a digit of one number in base \
+                 {symbols}"
+            ),
             Encoding::Text { symbols } => write!(f, "text of {symbols} different characters"),
         }
     }
