@@ -67,7 +67,7 @@ pub use container::{docker_available, image_present};
 pub use error::ServerError;
 pub(crate) use password::Password;
 pub use password::redacted;
-pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
+pub use probe::{CONNECT_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
 pub(crate) use sweep::{NETWORK_PATIENCE, NetworkRemoval, remove_network};
 pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
@@ -153,8 +153,8 @@ impl RedisServer {
         &self.version
     }
 
-    /// Opens a new connection whose connect, read and write each give up after a bounded time
-    /// ([`CONNECT_TIMEOUT`], [`IO_TIMEOUT`]).
+    /// Opens a new connection, set up within [`CONNECT_TIMEOUT`]; its reads and writes then wait
+    /// as long as the server takes (a stopped process resumes them where they were).
     pub fn connect(&self) -> Result<redis::Connection, ServerError> {
         connect_to(&self.url).map_err(|cause| ServerError::connect(&self.url, cause))
     }
@@ -278,8 +278,7 @@ fn choose_nodes() -> Result<NodeSource, ServerError> {
     }
 }
 
-/// Opens a connection to `url` with [`CONNECT_TIMEOUT`] and [`IO_TIMEOUT`], or says why it
-/// cannot: for the grader's own nodes ([`crate::nodes`]), whose URLs carry their passwords. The
+/// Opens a connection to `url` within [`CONNECT_TIMEOUT`], or says why it cannot: for the grader's own nodes ([`crate::nodes`]), whose URLs carry their passwords. The
 /// reason never quotes the URL.
 pub(crate) fn connect_url(url: &str) -> Result<redis::Connection, String> {
     connect_to(url)

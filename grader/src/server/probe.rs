@@ -28,10 +28,8 @@ use redis::{ErrorKind, RedisError, Value};
 /// including redis-rs's own set-up commands.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Bound on every read and write on a connection from
-/// [`RedisServer::connect`](super::RedisServer::connect): a scenario that waits on a stuck server
-/// fails instead of hanging the test run.
-pub const IO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How many times a connection is tried again when a stop of this process interrupted its set-up.
+const INTERRUPTED_ATTEMPTS: usize = 8;
 
 /// The oldest Redis the grader accepts, as (major, minor): `PEXPIRETIME` came in 7.0.
 pub(super) const MIN_VERSION: (u32, u32) = (7, 0);
@@ -47,7 +45,7 @@ fn probe_key() -> String {
 /// How long the look at what answers on a port that is not Redis may take.
 const SNIFF_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Opens a connection to `url` with [`CONNECT_TIMEOUT`] and [`IO_TIMEOUT`], or says why it cannot.
+/// Opens a connection to `url` within [`CONNECT_TIMEOUT`], or says why it cannot.
 pub(super) fn connect_to(url: &str) -> Result<redis::Connection, String> {
     let client = redis::Client::open(url).map_err(|e| {
         format!(
@@ -55,19 +53,30 @@ pub(super) fn connect_to(url: &str) -> Result<redis::Connection, String> {
              redis://:PASSWORD@HOST:PORT or redis://USER:PASSWORD@HOST:PORT"
         )
     })?;
-    let started = Instant::now();
-    let connection = client
-        .get_connection_with_timeout(CONNECT_TIMEOUT)
-        .map_err(|e| match e.is_timeout() {
+    let mut interrupted = 0;
+    let connection = loop {
+        let started = Instant::now();
+        match client.get_connection_with_timeout(CONNECT_TIMEOUT) {
+            Ok(connection) => break connection,
+            // A fresh connection is safe to try again: nothing of the check has gone over it.
+            Err(e) if crate::stall::is_interrupted(&e) && interrupted < INTERRUPTED_ATTEMPTS => {
+                interrupted += 1;
+            }
             // redis-rs's set-up reads one reply per command it sent, each within the bound.
-            true => not_answering(started.elapsed(), &e),
-            false => explain_at(url, &e),
-        })?;
-    // The connect timeout bounds only the connect: reads and writes need their own.
+            Err(e) if e.is_timeout() => return Err(not_answering(started.elapsed(), &e)),
+            Err(e) => return Err(explain_at(url, &e)),
+        }
+    };
+    // Once set up, reads and writes have no time-out of their own. On Linux a blocking socket
+    // call that has one ends with EINTR whenever its process is stopped and continued
+    // (signal(7)), and a grading process can be stopped at any moment: Ctrl-Z, a frozen cgroup,
+    // a throttled runner. Without one the kernel resumes the call where it was, and whether the
+    // stop mattered is for the virtual clock to judge ([`crate::clock`]). A server that stops
+    // answering in the middle of a check is caught by the time limit on the check's process.
     connection
-        .set_read_timeout(Some(IO_TIMEOUT))
-        .and_then(|()| connection.set_write_timeout(Some(IO_TIMEOUT)))
-        .map_err(|e| format!("cannot set timeouts: {e}"))?;
+        .set_read_timeout(None)
+        .and_then(|()| connection.set_write_timeout(None))
+        .map_err(|e| format!("cannot clear the set-up's time-outs: {e}"))?;
     Ok(connection)
 }
 
@@ -204,7 +213,7 @@ fn needs_password(e: &RedisError) -> bool {
 /// The grader's own messages use it wherever a Redis error reaches a person.
 pub fn explain(e: &RedisError) -> String {
     if e.is_timeout() {
-        not_answering(IO_TIMEOUT, e)
+        not_answering(CONNECT_TIMEOUT, e)
     } else if needs_password(e) {
         format!(
             "the server wants a password, or refused the one given ({e}): put it in the URL as \
