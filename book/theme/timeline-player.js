@@ -25,6 +25,10 @@
 // aria-live line announces each second, and the same facts are given as
 // sentences under "This second in words".
 //
+// Demos 2–5 also offer "what if" controls (timeline-what-if.js): other values
+// of the TTL, the pause or the job's length, fencing or the release, each a
+// run recorded by the grader and fetched when the reader picks it.
+//
 // Elements carry data-role / data-second / data-unsafe attributes so that a
 // browser test can read the state without parsing the text. The words and
 // glyphs come from timeline-common.js, the message diagram from
@@ -51,16 +55,18 @@
         factsText,
         statusText,
         drawMessages,
+        WhatIfControls,
     } = window.LockTimeline;
 
     // One recorded second per real second at 1×: slow enough to read the cards.
     const TICK_MS = 1000;
     const SPEEDS = [0.5, 1, 2, 4];
 
-    /** Reads the embedded timelines (in menu order) and their labels. */
+    /** Reads the embedded timelines (in menu order), their labels and the what-if grids. */
     function loadTimelines() {
         const byName = new Map();
         const labels = new Map();
+        const whatIf = [];
         for (const script of document.querySelectorAll('script[data-timelines]')) {
             let data;
             try {
@@ -77,8 +83,9 @@
             for (const [name, label] of Object.entries(data.labels || {})) {
                 labels.set(name, label);
             }
+            whatIf.push(...(data.what_if || []));
         }
-        return { byName, labels };
+        return { byName, labels, whatIf };
     }
 
     /** One player, inside its container. */
@@ -93,6 +100,7 @@
             const id = root.id || 'timeline-player';
             const initial = root.getAttribute('data-timeline-player');
             this.name = this.timelines.has(initial) ? initial : this.timelines.keys().next().value;
+            this.whatIf = new WhatIfControls(data.whatIf, id, (name, run) => this.loadWhatIf(name, run));
             this.build(id);
             this.select.value = this.name;
             this.load(this.name, false);
@@ -150,6 +158,7 @@
             this.outcome = h('p', { class: 'tl-outcome', 'data-role': 'outcome' });
             this.root.replaceChildren(
                 controls,
+                this.whatIf.element,
                 this.meta,
                 this.story,
                 this.status,
@@ -227,6 +236,24 @@
             e.stopPropagation();
         }
 
+        /**
+         * Loads a what-if cell: `run` is its recorded timeline, or null when
+         * the cell is a timeline the player already has under `name`. A new
+         * run joins the menu, under "What if".
+         */
+        loadWhatIf(name, run) {
+            if (run && !this.timelines.has(name)) {
+                this.timelines.set(name, run);
+                if (!this.whatIfGroup) {
+                    this.whatIfGroup = h('optgroup', { label: 'What if' });
+                    this.select.append(this.whatIfGroup);
+                }
+                this.whatIfGroup.append(h('option', { value: name }, run.title));
+            }
+            this.select.value = name;
+            this.load(name, true);
+        }
+
         /** Switches to another demo, back at t = 0. */
         load(name, announce) {
             this.pause();
@@ -241,6 +268,7 @@
             this.events = timeline.seconds.filter((s) => isEvent(timeline, s)).map((s) => s.t);
             this.buildStrip();
             this.stripScroll.scrollLeft = 0;
+            this.whatIf.showFor(name);
             this.show(0, announce);
         }
 
