@@ -25,6 +25,7 @@ from browser import Book, CheckFailed, Report  # noqa: E402
 import nodes  # noqa: E402
 import pages  # noqa: E402
 import player  # noqa: E402
+import what_if  # noqa: E402
 
 CHECKS = [
     pages.check_quizzes,
@@ -36,6 +37,7 @@ CHECKS = [
     player.check_focus_at_ends,
     player.check_menu_speed_and_events,
     player.check_message_diagram,
+    what_if.check_what_if,
     pages.check_players_in_first_chapters,
     pages.check_fencing_page_height,
     pages.check_print,
