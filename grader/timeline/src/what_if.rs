@@ -182,3 +182,64 @@ impl Timeline {
         retitled == *other
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(cells: Vec<Cell>) -> WhatIf {
+        WhatIf {
+            name: "g".into(),
+            question: "What if?".into(),
+            controls: vec![Control {
+                label: "TTL".into(),
+                values: vec!["10 s".into(), "20 s".into()],
+            }],
+            cells,
+        }
+    }
+
+    fn named(choice: &str, same_as: &str) -> Cell {
+        Cell {
+            choice: vec![choice.into()],
+            same_as: Some(same_as.into()),
+            run: None,
+        }
+    }
+
+    #[test]
+    fn a_cells_name_keeps_the_letters_and_digits_of_each_value() {
+        let choice = ["20 s".to_owned(), "plain DEL".to_owned()];
+        assert_eq!(
+            WhatIf::cell_name("slow-job", &choice),
+            "slow-job-20s-plaindel"
+        );
+    }
+
+    #[test]
+    fn every_combination_once_and_nothing_else() {
+        let book = |name: &str| name == "a" || name == "b";
+        assert_eq!(
+            grid(vec![named("10 s", "a"), named("20 s", "b")]).validate("g", book),
+            Ok(())
+        );
+        assert_eq!(
+            grid(vec![named("10 s", "a"), named("10 s", "b")]).validate("g", book),
+            Err("the cell [\"10 s\"] is there twice".to_owned())
+        );
+        assert_eq!(
+            grid(vec![named("10 s", "a"), named("30 s", "b")]).validate("g", book),
+            Err("the cell [\"30 s\"] is not one value of each control".to_owned())
+        );
+        assert_eq!(
+            grid(vec![named("10 s", "a"), named("20 s", "c")]).validate("g", book),
+            Err("the cell [\"20 s\"] is the same as \"c\", which is not one of the book's timelines".to_owned())
+        );
+        assert!(grid(vec![named("10 s", "a")]).validate("g", book).is_err());
+        assert!(
+            grid(vec![named("10 s", "a"), named("20 s", "b")])
+                .validate("h", book)
+                .is_err()
+        );
+    }
+}
