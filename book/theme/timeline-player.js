@@ -18,7 +18,7 @@
 //
 // Keyboard: Tab reaches every control; Space plays or pauses, Left / Right
 // step one second (Home / End jump to the ends), anywhere inside the player
-// but the menus. Those keys are kept from mdBook, which would otherwise turn
+// but the menus, also after a click on a strip cell, a card or the story. Those keys are kept from mdBook, which would otherwise turn
 // the page on Left / Right. No control is ever disabled (a disabled button
 // would drop the focus to the page, and the next arrow key would turn it):
 // at an end, the buttons say so with aria-disabled and do nothing. An
@@ -168,6 +168,10 @@
                 this.outcome
             );
             this.root.classList.add('tl-ready');
+            // A click on what is not a control (a strip cell, a card, the story) would
+            // otherwise leave the focus on the page, and the next arrow key would turn it.
+            // Focusable itself, the player takes that focus, and its keys keep working.
+            this.root.tabIndex = -1;
 
             this.select.addEventListener('change', () => this.load(this.select.value, true));
             this.speedSelect.addEventListener('change', () => {
