@@ -26,6 +26,7 @@ import nodes  # noqa: E402
 import pages  # noqa: E402
 import phone  # noqa: E402
 import player  # noqa: E402
+import predict  # noqa: E402
 import what_if  # noqa: E402
 
 CHECKS = [
@@ -42,6 +43,7 @@ CHECKS = [
     phone.check_click_keeps_focus,
     phone.check_phone_layout,
     phone.check_tables_reflow,
+    predict.check_predict_then_see,
     pages.check_players_in_first_chapters,
     pages.check_fencing_page_height,
     pages.check_print,

@@ -25,6 +25,9 @@
 // aria-live line announces each second, and the same facts are given as
 // sentences under "This second in words".
 //
+// The outcome is hidden until the reader answers a one-question prediction
+// or steps to the last second (timeline-predict.js).
+//
 // Demos 2–5 also offer "what if" controls (timeline-what-if.js): other values
 // of the TTL, the pause or the job's length, fencing or the release, each a
 // run recorded by the grader and fetched when the reader picks it.
@@ -56,6 +59,7 @@
         statusText,
         drawMessages,
         WhatIfControls,
+        OutcomeGate,
     } = window.LockTimeline;
 
     // One recorded second per real second at 1×: slow enough to read the cards.
@@ -155,17 +159,18 @@
             this.stripScroll = h('div', { class: 'tl-strip-scroll', 'data-role': 'strip-scroll' }, this.strip);
             this.messages = h('div', { class: 'tl-messages', 'data-role': 'messages' });
             this.facts = h('p', { class: 'tl-facts', 'data-role': 'facts' });
-            this.outcome = h('p', { class: 'tl-outcome', 'data-role': 'outcome' });
+            // The outcome stays hidden until the reader predicts it or steps to the end.
+            this.outcome = new OutcomeGate(() => this.root.focus({ preventScroll: true }));
             this.root.replaceChildren(
                 controls,
                 this.whatIf.element,
                 this.meta,
                 this.story,
+                this.outcome.element,
                 this.status,
                 this.stage,
                 h('div', { class: 'tl-views' }, this.stripScroll, this.messages),
-                h('details', { class: 'tl-text' }, h('summary', {}, 'This second in words'), this.facts),
-                this.outcome
+                h('details', { class: 'tl-text' }, h('summary', {}, 'This second in words'), this.facts)
             );
             this.root.classList.add('tl-ready');
             // A click on what is not a control (a strip cell, a card, the story) would
@@ -201,7 +206,7 @@
             // A button activates on the release of Space; the press already
             // toggled playback, so the release must not click it again.
             this.root.addEventListener('keyup', (e) => {
-                if (e.key === ' ' && e.target.tagName === 'BUTTON') {
+                if (e.key === ' ' && e.target.tagName === 'BUTTON' && !this.answering(e)) {
                     e.preventDefault();
                 }
             });
@@ -212,6 +217,9 @@
                 return;
             }
             const tag = e.target.tagName;
+            if (this.answering(e)) {
+                return; // Space and Enter answer the prediction.
+            }
             if (tag === 'SELECT' || (tag === 'SUMMARY' && e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) {
                 return; // The menus and the "in words" toggle keep their own keys.
             }
@@ -258,6 +266,11 @@
             this.load(name, true);
         }
 
+        /** Whether a key went to a prediction's answer button, which Space and Enter press. */
+        answering(e) {
+            return (e.key === ' ' || e.key === 'Enter') && e.target.closest('[data-role=predict]') !== null;
+        }
+
         /** Switches to another demo, back at t = 0. */
         load(name, announce) {
             this.pause();
@@ -268,7 +281,6 @@
             const fencing = timeline.fencing ? 'fencing tokens checked by the storage' : 'no fencing';
             this.meta.textContent = `lock: ${timeline.implementation} · TTL ${timeline.ttl_s} s · ${fencing}`;
             this.story.textContent = timeline.story;
-            this.outcome.replaceChildren(h('strong', {}, 'Outcome: '), timeline.outcome.summary);
             this.events = timeline.seconds.filter((s) => isEvent(timeline, s)).map((s) => s.t);
             this.buildStrip();
             this.stripScroll.scrollLeft = 0;
@@ -317,6 +329,7 @@
             this.renderStrip();
             this.keepCurrentVisible();
             this.renderMessages(second);
+            this.outcome.show(timeline, this.t === this.last);
             this.facts.textContent = factsText(timeline, this.t);
             const status = statusText(timeline, this.t);
             if (announce || this.status.textContent === '') {
