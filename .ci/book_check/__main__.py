@@ -43,6 +43,7 @@ CHECKS = [
     phone.check_click_keeps_focus,
     phone.check_phone_layout,
     phone.check_tables_reflow,
+    phone.check_player_strip_folds,
     predict.check_predict_then_see,
     pages.check_players_in_first_chapters,
     pages.check_fencing_page_height,

@@ -116,3 +116,26 @@ def check_tables_reflow(book):
         book.width(WIDE)
     book.check(checked, "no chapter table found")
     book.report.verified(f"390 px: all {checked} chapter tables reflow into cards inside the page, every cell in sight")
+
+
+FOLDS_JS = """
+const [root, name] = arguments;
+const fig = document.querySelector(`.tl-figure[data-timeline="${name}"]`);
+return {static: fig ? [...fig.querySelectorAll('thead th.tl-gap')].map((th) => th.getAttribute('data-gap')) : null,
+        player: [...root.querySelectorAll('[data-role=strip] thead th[data-to]')].map((th) => th.getAttribute('data-second') + '-' + th.getAttribute('data-to'))};"""
+
+
+def check_player_strip_folds(book):
+    """The player's strip folds the quiet seconds its page's static strip folds, and no others."""
+    checked = []
+    for page in book.pages_containing("data-timeline-player="):
+        for demo in book.js("return [...document.querySelectorAll('.tl-figure[data-timeline]')].map((f) => f.getAttribute('data-timeline'))") \
+                if book.open(page) else []:
+            _, root = open_player(book, demo, page)
+            folds = book.js(FOLDS_JS, root, demo)
+            book.check(folds["static"] is not None and folds["player"] == folds["static"],
+                       f"{page}, {demo}: the player folds {folds['player']}, the static strip {folds['static']}")
+            if folds["player"]:
+                checked.append(f"{demo} {', '.join(folds['player'])}")
+    book.check(checked, "no player strip folds anything")
+    book.report.verified(f"the players' strips fold the same quiet seconds as their pages' static strips: {'; '.join(checked)}")

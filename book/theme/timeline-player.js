@@ -71,6 +71,7 @@
         const byName = new Map();
         const labels = new Map();
         const whatIf = [];
+        const folds = new Map();
         for (const script of document.querySelectorAll('script[data-timelines]')) {
             let data;
             try {
@@ -88,8 +89,14 @@
                 labels.set(name, label);
             }
             whatIf.push(...(data.what_if || []));
+            // The folded gaps of every strip: the demos', and the what-if runs'.
+            for (const source of [data, ...(data.what_if || [])]) {
+                for (const [name, gaps] of Object.entries(source.folds || {})) {
+                    folds.set(name, gaps);
+                }
+            }
         }
-        return { byName, labels, whatIf };
+        return { byName, labels, whatIf, folds };
     }
 
     /** One player, inside its container. */
@@ -98,6 +105,7 @@
             this.root = root;
             this.timelines = data.byName;
             this.labels = data.labels;
+            this.folds = data.folds;
             this.timer = null;
             this.speed = 1;
             this.t = 0;
@@ -288,12 +296,36 @@
             this.show(0, announce);
         }
 
+        /**
+         * The strip's columns, `[first, last]` second: one per second, but a run of
+         * quiet seconds folds into one gap column, as in the book's static strips
+         * (the preprocessor's rule, given with the data).
+         */
+        columns() {
+            const gaps = this.folds.get(this.name) || [];
+            const columns = [];
+            for (const { t } of this.timeline.seconds) {
+                const gap = gaps.find(([from, to]) => from <= t && t <= to);
+                if (!gap) {
+                    columns.push([t, t]);
+                } else if (gap[0] === t) {
+                    columns.push(gap);
+                }
+            }
+            return columns;
+        }
+
         buildStrip() {
             const timeline = this.timeline;
-            const seconds = timeline.seconds.map((s) => s.t);
-            const cells = () => seconds.map((t) => h('td', { 'data-second': t }));
+            const columns = this.columns();
+            const to = (from, last) => (last > from ? last : null);
+            const cells = () => columns.map(([from, last]) => h('td', { 'data-second': from, 'data-to': to(from, last) }));
             const rowHead = (text) => h('th', { scope: 'row', class: 'tl-rowhead' }, text);
-            const head = h('tr', {}, h('th', { scope: 'col', class: 'tl-rowhead' }, 't (s)'), seconds.map((t) => h('th', { scope: 'col', 'data-second': t }, t)));
+            const headCell = ([from, last]) =>
+                last > from
+                    ? h('th', { scope: 'col', 'data-second': from, 'data-to': last, class: 'tl-gap', title: `t = ${from} to ${last} s: nothing changes but the TTL` }, `… ${last - from + 1} s …`)
+                    : h('th', { scope: 'col', 'data-second': from }, from);
+            const head = h('tr', {}, h('th', { scope: 'col', class: 'tl-rowhead' }, 't (s)'), columns.map(headCell));
             const rows = timeline.clients.map((name) => h('tr', { 'data-role': 'belief-row', 'data-client': name }, rowHead(name), cells()));
             rows.push(h('tr', { 'data-role': 'holder-row' }, rowHead(keyHeading(timeline)), cells()));
             for (const name of timeline.nodes || []) {
@@ -304,7 +336,7 @@
                 rows.push(h('tr', { 'data-role': 'token-row' }, rowHead('highest token'), cells()));
             }
             rows.push(h('tr', { 'data-role': 'unsafe-row' }, rowHead('unsafe'), cells()));
-            this.strip.setAttribute('data-seconds', seconds.length);
+            this.strip.setAttribute('data-seconds', timeline.seconds.length);
             this.strip.replaceChildren(
                 h('caption', { class: 'tl-sr' }, `Seconds so far: what each client believes, who really holds the key${(timeline.nodes || []).length ? ', what each node holds' : ''}, the storage, and the unsafe row`),
                 h('thead', {}, head),
@@ -403,19 +435,27 @@
         /** Fills the strip up to the current second; later seconds stay blank. */
         renderStrip() {
             const timeline = this.timeline;
+            // A column spans [data-second, data-to]; a gap shows the second the player is
+            // at while inside it, else its last, which reads as every folded second does.
+            const span = (cell) => {
+                const from = Number(cell.getAttribute('data-second'));
+                return [from, Number(cell.getAttribute('data-to') || from)];
+            };
             for (const cell of this.strip.querySelectorAll('thead [data-second]')) {
-                cell.classList.toggle('tl-now', Number(cell.getAttribute('data-second')) === this.t);
+                const [from, last] = span(cell);
+                cell.classList.toggle('tl-now', from <= this.t && this.t <= last);
             }
             for (const row of this.strip.querySelectorAll('tbody tr')) {
                 const role = row.getAttribute('data-role');
                 for (const cell of row.querySelectorAll('td')) {
-                    const t = Number(cell.getAttribute('data-second'));
+                    const [from, last] = span(cell);
+                    const t = Math.min(last, Math.max(from, this.t));
                     cell.replaceChildren();
                     for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'data-refused', 'data-expired', 'data-fault', 'data-writes', 'data-health', 'data-holder', 'data-jumped', 'data-role-changed', 'title']) {
                         cell.removeAttribute(attr);
                     }
-                    cell.className = t === this.t ? 'tl-now' : '';
-                    if (t > this.t) {
+                    cell.className = (t === this.t ? 'tl-now' : '') + (last > from ? ' tl-gap' : '');
+                    if (from > this.t) {
                         cell.classList.add('tl-future');
                         continue;
                     }
@@ -497,7 +537,7 @@
          */
         keepCurrentVisible() {
             const scroller = this.stripScroll;
-            const cell = this.strip.querySelector(`thead th[data-second="${this.t}"]`);
+            const cell = [...this.strip.querySelectorAll('thead th[data-second]')].find((th) => th.classList.contains('tl-now'));
             const corner = this.strip.querySelector('thead .tl-rowhead');
             if (!cell || !corner) {
                 return;

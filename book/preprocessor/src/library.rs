@@ -128,9 +128,11 @@ impl Library {
                 .iter()
                 .filter_map(|t| demo_label(&t.name).map(|l| (t.name.as_str(), l)))
                 .collect();
+            let folds = timelines.iter().map(|t| (t.name.clone(), gaps(t))).collect();
             let json = serde_json::to_string(&Embedded {
                 timelines,
                 labels,
+                folds,
                 what_if,
             })
             .map_err(|source| LoadError::Embed {
@@ -143,12 +145,31 @@ impl Library {
     }
 }
 
-/// The document the player reads: `{"timelines": [...], "labels": {...}, "what_if": [...]}`.
+/// The document the player reads: `{"timelines": [...], "labels": {...}, "folds": {...},
+/// "what_if": [...]}`.
 #[derive(Serialize)]
 struct Embedded<'a> {
     timelines: Vec<&'a Timeline>,
     labels: BTreeMap<&'a str, String>,
+    folds: Folds,
     what_if: Vec<GridIndex>,
+}
+
+/// For each timeline by name, the seconds its strip folds into gaps, `[first, last]`: the
+/// static strip's rule ([`crate::fold`]), which the player's strip follows too.
+type Folds = BTreeMap<String, Vec<[u64; 2]>>;
+
+/// The gaps of `timeline`'s strip, as `[first, last]` seconds.
+fn gaps(timeline: &Timeline) -> Vec<[u64; 2]> {
+    crate::fold::columns(timeline)
+        .into_iter()
+        .filter_map(|c| match c {
+            crate::fold::Column::Gap { from, to } => {
+                Some([timeline.seconds[from].t, timeline.seconds[to].t])
+            }
+            crate::fold::Column::Second(_) => None,
+        })
+        .collect()
 }
 
 /// What the player needs of a grid before the reader asks for a run: its
@@ -161,6 +182,8 @@ struct GridIndex {
     file: String,
     controls: Vec<Control>,
     demos: BTreeMap<String, Vec<String>>,
+    /// The gaps of the cells' own runs, by run name (the demos' are the page's).
+    folds: Folds,
 }
 
 impl GridIndex {
@@ -174,6 +197,12 @@ impl GridIndex {
                 .cells
                 .iter()
                 .filter_map(|c| c.same_as.clone().map(|name| (name, c.choice.clone())))
+                .collect(),
+            folds: grid
+                .cells
+                .iter()
+                .filter_map(|c| c.run.as_ref())
+                .map(|run| (run.name.clone(), gaps(run)))
                 .collect(),
         }
     }
