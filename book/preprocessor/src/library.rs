@@ -128,7 +128,10 @@ impl Library {
                 .iter()
                 .filter_map(|t| demo_label(&t.name).map(|l| (t.name.as_str(), l)))
                 .collect();
-            let folds = timelines.iter().map(|t| (t.name.clone(), gaps(t))).collect();
+            let folds = timelines
+                .iter()
+                .map(|t| (t.name.clone(), gaps(t)))
+                .collect();
             let json = serde_json::to_string(&Embedded {
                 timelines,
                 labels,
