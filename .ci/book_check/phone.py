@@ -18,13 +18,6 @@ PHONE_HEIGHT = 844  # an iPhone 12 to 15, in CSS pixels
 MIN_DIAGRAM_PX = 11
 
 
-def phone(book):
-    book.driver.set_window_size(NARROW, PHONE_HEIGHT)
-    inner = book.js("return window.innerWidth")
-    if inner != NARROW:
-        book.driver.set_window_size(2 * NARROW - inner, PHONE_HEIGHT)
-
-
 def check_click_keeps_focus(book):
     """After a click on what is not a control, Right still steps the player."""
     demo = "gc-pause"
@@ -63,7 +56,7 @@ return Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getCo
 def check_phone_layout(book):
     """At 390 x 844: bar and cards on one screen, the bar sticky, the diagram's labels readable."""
     try:
-        phone(book)
+        book.width(NARROW, PHONE_HEIGHT)
         for demo in ["gc-pause", "slow-job-plain-del"]:
             page, root = open_player(book, demo)
             book.js("window.scrollBy(0, arguments[0].querySelector('.tl-controls').getBoundingClientRect().top)", root)
