@@ -24,7 +24,10 @@ from selenium.common.exceptions import WebDriverException  # noqa: E402
 from browser import Book, CheckFailed, Report  # noqa: E402
 import nodes  # noqa: E402
 import pages  # noqa: E402
+import phone  # noqa: E402
 import player  # noqa: E402
+import predict  # noqa: E402
+import what_if  # noqa: E402
 
 CHECKS = [
     pages.check_quizzes,
@@ -36,6 +39,12 @@ CHECKS = [
     player.check_focus_at_ends,
     player.check_menu_speed_and_events,
     player.check_message_diagram,
+    what_if.check_what_if,
+    phone.check_click_keeps_focus,
+    phone.check_phone_layout,
+    phone.check_tables_reflow,
+    phone.check_player_strip_folds,
+    predict.check_predict_then_see,
     pages.check_players_in_first_chapters,
     pages.check_fencing_page_height,
     pages.check_print,

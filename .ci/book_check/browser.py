@@ -94,12 +94,18 @@ class Book:
             path = self.book_dir / FIXTURES / f"{name}.json"
         return json.loads(path.read_text(encoding="utf-8"))
 
-    def width(self, width):
-        """Resizes the window so that the page is `width` CSS pixels wide."""
-        self.driver.set_window_size(width, 1000)
-        inner = self.driver.execute_script("return window.innerWidth")
+    def width(self, width, height=1000):
+        """Resizes the window so that the page is `width` CSS pixels wide (and the window
+        `height` tall)."""
+        before = self.driver.execute_script("return window.innerWidth")
+        self.driver.set_window_size(width, height)
+        # A loaded machine may still report the old width for a moment: wait until the
+        # page sees the resize before measuring the frame around it.
+        inner = before if before == width else self.wait_for(
+            f"the window to leave its {before} px width",
+            lambda d: (lambda w: w if w != before else None)(d.execute_script("return window.innerWidth")))
         if inner != width:
-            self.driver.set_window_size(2 * width - inner, 1000)
+            self.driver.set_window_size(2 * width - inner, height)
 
     def theme(self, theme):
         """Makes `theme` the theme of the next page loaded (None: the default)."""

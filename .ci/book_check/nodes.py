@@ -48,6 +48,7 @@ return {
         node: tr.getAttribute('data-node'),
         heading: tr.querySelector('th').textContent,
         cells: [...tr.querySelectorAll('td')].map((td) => ({
+            from: Number(td.getAttribute('data-second')), to: Number(td.getAttribute('data-to') || td.getAttribute('data-second')),
             health: td.getAttribute('data-health'), holder: td.getAttribute('data-holder'), text: td.textContent,
             jumped: td.getAttribute('data-jumped'), changed: td.getAttribute('data-role-changed'), title: td.title})),
     })),
@@ -104,8 +105,11 @@ def node_player_on(book, page, demos):
             book.check(s["key"] == key_heading(timeline), f"{where}: the key row is headed {s['key']!r}")
             book.check([r["node"] for r in s["rows"]] == nodes, f"{where}: node rows {[r['node'] for r in s['rows']]}, expected {nodes}")
             for r in s["rows"]:
-                for u, cell in enumerate(r["cells"]):
-                    if u > t:
+                for cell in r["cells"]:
+                    # A folded gap of quiet seconds shows the second the player is at
+                    # while inside it, else its last.
+                    u = min(cell["to"], max(cell["from"], t))
+                    if cell["from"] > t:
                         book.check(cell["health"] is None and cell["text"] == "",
                                    f"{where}: {r['node']}'s cell at t = {u}, a later second, already shows {cell['text']!r}")
                         continue

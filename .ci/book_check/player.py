@@ -156,10 +156,18 @@ def check_keyboard_walk(book):
     book.report.verified("Space plays and pauses")
 
 
-CELL_STYLE_JS = """
+# The player's strip folds quiet seconds as the static strips do: a column spans
+# data-second to data-to (a gap), or data-second alone.
+IN_COLUMN_JS = """
+const inColumn = (cells, t) => [...cells].find((c) => {
+    const from = Number(c.getAttribute('data-second'));
+    return from <= t && t <= Number(c.getAttribute('data-to') || from);
+});"""
+
+CELL_STYLE_JS = IN_COLUMN_JS + """
 const [root, client, seconds] = arguments;
 return seconds.map((t) => {
-    const cell = root.querySelector(`[data-role=strip] tr[data-role=belief-row][data-client="${client}"] td[data-second="${t}"]`);
+    const cell = inColumn(root.querySelectorAll(`[data-role=strip] tr[data-role=belief-row][data-client="${client}"] td[data-second]`), t);
     const cs = getComputedStyle(cell);
     return {t, look: cs.backgroundColor + ' ' + cs.backgroundImage, mistaken: cell.classList.contains('tl-mistaken'),
             title: cell.title || ''};
@@ -193,10 +201,10 @@ def check_mistaken_style(book):
                          f"unlike t = {right[0]}–{right[-1]}")
 
 
-VISIBLE_JS = """
+VISIBLE_JS = IN_COLUMN_JS + """
 const [root, t] = arguments;
 const strip = root.querySelector('[data-role=strip]');
-const cell = strip.querySelector(`thead th[data-second="${t}"]`);
+const cell = inColumn(strip.querySelectorAll('thead th[data-second]'), t);
 let scroller = strip.parentElement;
 while (scroller !== root && !/(auto|scroll|hidden)/.test(getComputedStyle(scroller).overflowX)) scroller = scroller.parentElement;
 const box = scroller.getBoundingClientRect();

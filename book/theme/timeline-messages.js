@@ -124,7 +124,9 @@
         }
         const messages = all.filter((m) => m.t === second.t);
         const lanes = [...timeline.clients, 'redis', 'storage'];
-        const width = 480;
+        // Drawn at the width it is shown at (at most 480 px), never scaled down: on a
+        // phone its labels keep the 13 px of the stylesheet.
+        const width = Math.round(Math.max(300, Math.min(480, container.clientWidth || 480)));
         const x = (lane) => 30 + (lanes.indexOf(lane) * (width - 60)) / (lanes.length - 1);
         const row = 26;
         const top = 30;

@@ -18,12 +18,19 @@
 //
 // Keyboard: Tab reaches every control; Space plays or pauses, Left / Right
 // step one second (Home / End jump to the ends), anywhere inside the player
-// but the menus. Those keys are kept from mdBook, which would otherwise turn
+// but the menus, also after a click on a strip cell, a card or the story. Those keys are kept from mdBook, which would otherwise turn
 // the page on Left / Right. No control is ever disabled (a disabled button
 // would drop the focus to the page, and the next arrow key would turn it):
 // at an end, the buttons say so with aria-disabled and do nothing. An
 // aria-live line announces each second, and the same facts are given as
 // sentences under "This second in words".
+//
+// The outcome is hidden until the reader answers a one-question prediction
+// or steps to the last second (timeline-predict.js).
+//
+// Demos 2–5 also offer "what if" controls (timeline-what-if.js): other values
+// of the TTL, the pause or the job's length, fencing or the release, each a
+// run recorded by the grader and fetched when the reader picks it.
 //
 // Elements carry data-role / data-second / data-unsafe attributes so that a
 // browser test can read the state without parsing the text. The words and
@@ -51,16 +58,20 @@
         factsText,
         statusText,
         drawMessages,
+        WhatIfControls,
+        OutcomeGate,
     } = window.LockTimeline;
 
     // One recorded second per real second at 1×: slow enough to read the cards.
     const TICK_MS = 1000;
     const SPEEDS = [0.5, 1, 2, 4];
 
-    /** Reads the embedded timelines (in menu order) and their labels. */
+    /** Reads the embedded timelines (in menu order), their labels and the what-if grids. */
     function loadTimelines() {
         const byName = new Map();
         const labels = new Map();
+        const whatIf = [];
+        const folds = new Map();
         for (const script of document.querySelectorAll('script[data-timelines]')) {
             let data;
             try {
@@ -77,8 +88,15 @@
             for (const [name, label] of Object.entries(data.labels || {})) {
                 labels.set(name, label);
             }
+            whatIf.push(...(data.what_if || []));
+            // The folded gaps of every strip: the demos', and the what-if runs'.
+            for (const source of [data, ...(data.what_if || [])]) {
+                for (const [name, gaps] of Object.entries(source.folds || {})) {
+                    folds.set(name, gaps);
+                }
+            }
         }
-        return { byName, labels };
+        return { byName, labels, whatIf, folds };
     }
 
     /** One player, inside its container. */
@@ -87,12 +105,14 @@
             this.root = root;
             this.timelines = data.byName;
             this.labels = data.labels;
+            this.folds = data.folds;
             this.timer = null;
             this.speed = 1;
             this.t = 0;
             const id = root.id || 'timeline-player';
             const initial = root.getAttribute('data-timeline-player');
             this.name = this.timelines.has(initial) ? initial : this.timelines.keys().next().value;
+            this.whatIf = new WhatIfControls(data.whatIf, id, (name, run) => this.loadWhatIf(name, run));
             this.build(id);
             this.select.value = this.name;
             this.load(this.name, false);
@@ -147,18 +167,24 @@
             this.stripScroll = h('div', { class: 'tl-strip-scroll', 'data-role': 'strip-scroll' }, this.strip);
             this.messages = h('div', { class: 'tl-messages', 'data-role': 'messages' });
             this.facts = h('p', { class: 'tl-facts', 'data-role': 'facts' });
-            this.outcome = h('p', { class: 'tl-outcome', 'data-role': 'outcome' });
+            // The outcome stays hidden until the reader predicts it or steps to the end.
+            this.outcome = new OutcomeGate(() => this.root.focus({ preventScroll: true }));
             this.root.replaceChildren(
                 controls,
+                this.whatIf.element,
                 this.meta,
                 this.story,
+                this.outcome.element,
                 this.status,
                 this.stage,
                 h('div', { class: 'tl-views' }, this.stripScroll, this.messages),
-                h('details', { class: 'tl-text' }, h('summary', {}, 'This second in words'), this.facts),
-                this.outcome
+                h('details', { class: 'tl-text' }, h('summary', {}, 'This second in words'), this.facts)
             );
             this.root.classList.add('tl-ready');
+            // A click on what is not a control (a strip cell, a card, the story) would
+            // otherwise leave the focus on the page, and the next arrow key would turn it.
+            // Focusable itself, the player takes that focus, and its keys keep working.
+            this.root.tabIndex = -1;
 
             this.select.addEventListener('change', () => this.load(this.select.value, true));
             this.speedSelect.addEventListener('change', () => {
@@ -188,7 +214,7 @@
             // A button activates on the release of Space; the press already
             // toggled playback, so the release must not click it again.
             this.root.addEventListener('keyup', (e) => {
-                if (e.key === ' ' && e.target.tagName === 'BUTTON') {
+                if (e.key === ' ' && e.target.tagName === 'BUTTON' && !this.answering(e)) {
                     e.preventDefault();
                 }
             });
@@ -199,6 +225,9 @@
                 return;
             }
             const tag = e.target.tagName;
+            if (this.answering(e)) {
+                return; // Space and Enter answer the prediction.
+            }
             if (tag === 'SELECT' || (tag === 'SUMMARY' && e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) {
                 return; // The menus and the "in words" toggle keep their own keys.
             }
@@ -227,6 +256,29 @@
             e.stopPropagation();
         }
 
+        /**
+         * Loads a what-if cell: `run` is its recorded timeline, or null when
+         * the cell is a timeline the player already has under `name`. A new
+         * run joins the menu, under "What if".
+         */
+        loadWhatIf(name, run) {
+            if (run && !this.timelines.has(name)) {
+                this.timelines.set(name, run);
+                if (!this.whatIfGroup) {
+                    this.whatIfGroup = h('optgroup', { label: 'What if' });
+                    this.select.append(this.whatIfGroup);
+                }
+                this.whatIfGroup.append(h('option', { value: name }, run.title));
+            }
+            this.select.value = name;
+            this.load(name, true);
+        }
+
+        /** Whether a key went to a prediction's answer button, which Space and Enter press. */
+        answering(e) {
+            return (e.key === ' ' || e.key === 'Enter') && e.target.closest('[data-role=predict]') !== null;
+        }
+
         /** Switches to another demo, back at t = 0. */
         load(name, announce) {
             this.pause();
@@ -237,19 +289,43 @@
             const fencing = timeline.fencing ? 'fencing tokens checked by the storage' : 'no fencing';
             this.meta.textContent = `lock: ${timeline.implementation} · TTL ${timeline.ttl_s} s · ${fencing}`;
             this.story.textContent = timeline.story;
-            this.outcome.replaceChildren(h('strong', {}, 'Outcome: '), timeline.outcome.summary);
             this.events = timeline.seconds.filter((s) => isEvent(timeline, s)).map((s) => s.t);
             this.buildStrip();
             this.stripScroll.scrollLeft = 0;
+            this.whatIf.showFor(name);
             this.show(0, announce);
+        }
+
+        /**
+         * The strip's columns, `[first, last]` second: one per second, but a run of
+         * quiet seconds folds into one gap column, as in the book's static strips
+         * (the preprocessor's rule, given with the data).
+         */
+        columns() {
+            const gaps = this.folds.get(this.name) || [];
+            const columns = [];
+            for (const { t } of this.timeline.seconds) {
+                const gap = gaps.find(([from, to]) => from <= t && t <= to);
+                if (!gap) {
+                    columns.push([t, t]);
+                } else if (gap[0] === t) {
+                    columns.push(gap);
+                }
+            }
+            return columns;
         }
 
         buildStrip() {
             const timeline = this.timeline;
-            const seconds = timeline.seconds.map((s) => s.t);
-            const cells = () => seconds.map((t) => h('td', { 'data-second': t }));
+            const columns = this.columns();
+            const to = (from, last) => (last > from ? last : null);
+            const cells = () => columns.map(([from, last]) => h('td', { 'data-second': from, 'data-to': to(from, last) }));
             const rowHead = (text) => h('th', { scope: 'row', class: 'tl-rowhead' }, text);
-            const head = h('tr', {}, h('th', { scope: 'col', class: 'tl-rowhead' }, 't (s)'), seconds.map((t) => h('th', { scope: 'col', 'data-second': t }, t)));
+            const headCell = ([from, last]) =>
+                last > from
+                    ? h('th', { scope: 'col', 'data-second': from, 'data-to': last, class: 'tl-gap', title: `t = ${from} to ${last} s: nothing changes but the TTL` }, `… ${last - from + 1} s …`)
+                    : h('th', { scope: 'col', 'data-second': from }, from);
+            const head = h('tr', {}, h('th', { scope: 'col', class: 'tl-rowhead' }, 't (s)'), columns.map(headCell));
             const rows = timeline.clients.map((name) => h('tr', { 'data-role': 'belief-row', 'data-client': name }, rowHead(name), cells()));
             rows.push(h('tr', { 'data-role': 'holder-row' }, rowHead(keyHeading(timeline)), cells()));
             for (const name of timeline.nodes || []) {
@@ -260,7 +336,7 @@
                 rows.push(h('tr', { 'data-role': 'token-row' }, rowHead('highest token'), cells()));
             }
             rows.push(h('tr', { 'data-role': 'unsafe-row' }, rowHead('unsafe'), cells()));
-            this.strip.setAttribute('data-seconds', seconds.length);
+            this.strip.setAttribute('data-seconds', timeline.seconds.length);
             this.strip.replaceChildren(
                 h('caption', { class: 'tl-sr' }, `Seconds so far: what each client believes, who really holds the key${(timeline.nodes || []).length ? ', what each node holds' : ''}, the storage, and the unsafe row`),
                 h('thead', {}, head),
@@ -285,6 +361,7 @@
             this.renderStrip();
             this.keepCurrentVisible();
             this.renderMessages(second);
+            this.outcome.show(timeline, this.t === this.last);
             this.facts.textContent = factsText(timeline, this.t);
             const status = statusText(timeline, this.t);
             if (announce || this.status.textContent === '') {
@@ -358,19 +435,27 @@
         /** Fills the strip up to the current second; later seconds stay blank. */
         renderStrip() {
             const timeline = this.timeline;
+            // A column spans [data-second, data-to]; a gap shows the second the player is
+            // at while inside it, else its last, which reads as every folded second does.
+            const span = (cell) => {
+                const from = Number(cell.getAttribute('data-second'));
+                return [from, Number(cell.getAttribute('data-to') || from)];
+            };
             for (const cell of this.strip.querySelectorAll('thead [data-second]')) {
-                cell.classList.toggle('tl-now', Number(cell.getAttribute('data-second')) === this.t);
+                const [from, last] = span(cell);
+                cell.classList.toggle('tl-now', from <= this.t && this.t <= last);
             }
             for (const row of this.strip.querySelectorAll('tbody tr')) {
                 const role = row.getAttribute('data-role');
                 for (const cell of row.querySelectorAll('td')) {
-                    const t = Number(cell.getAttribute('data-second'));
+                    const [from, last] = span(cell);
+                    const t = Math.min(last, Math.max(from, this.t));
                     cell.replaceChildren();
                     for (const attr of ['data-unsafe', 'data-rejected', 'data-state', 'data-believes', 'data-mistaken', 'data-refused', 'data-expired', 'data-fault', 'data-writes', 'data-health', 'data-holder', 'data-jumped', 'data-role-changed', 'title']) {
                         cell.removeAttribute(attr);
                     }
-                    cell.className = t === this.t ? 'tl-now' : '';
-                    if (t > this.t) {
+                    cell.className = (t === this.t ? 'tl-now' : '') + (last > from ? ' tl-gap' : '');
+                    if (from > this.t) {
                         cell.classList.add('tl-future');
                         continue;
                     }
@@ -452,7 +537,7 @@
          */
         keepCurrentVisible() {
             const scroller = this.stripScroll;
-            const cell = this.strip.querySelector(`thead th[data-second="${this.t}"]`);
+            const cell = [...this.strip.querySelectorAll('thead th[data-second]')].find((th) => th.classList.contains('tl-now'));
             const corner = this.strip.querySelector('thead .tl-rowhead');
             if (!cell || !corner) {
                 return;

@@ -1,4 +1,4 @@
-//! Finding `{{#timeline NAME}}` and `{{#player NAME}}` in a chapter.
+//! Finding `{{#timeline NAME}}`, `{{#player NAME}}` and `{{#what-if NAME}}` in a chapter.
 //!
 //! Only prose counts. A directive inside a fenced or indented code block, or
 //! inside `inline code`, is an example shown to the reader and must stay as
@@ -17,13 +17,16 @@ use crate::error::SyntaxError;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
-/// The two directives this preprocessor expands.
+/// The directives this preprocessor expands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// `{{#timeline NAME}}`: the static strip of one timeline.
     Timeline,
     /// `{{#player NAME}}`: the interactive player, starting on NAME.
     Player,
+    /// `{{#what-if NAME}}`: the table of every run of the grid
+    /// `src/what-if/NAME.json`, whose controls the page's player offers.
+    WhatIf,
 }
 
 impl Kind {
@@ -32,6 +35,7 @@ impl Kind {
         match self {
             Kind::Timeline => "timeline",
             Kind::Player => "player",
+            Kind::WhatIf => "what-if",
         }
     }
 
@@ -39,6 +43,7 @@ impl Kind {
         match word {
             "timeline" => Some(Kind::Timeline),
             "player" => Some(Kind::Player),
+            "what-if" => Some(Kind::WhatIf),
             _ => None,
         }
     }

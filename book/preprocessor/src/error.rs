@@ -47,7 +47,7 @@ pub enum Problem {
 pub enum SyntaxError {
     /// No name after the keyword.
     #[error(
-        "the directive names no timeline; write `{{{{#{keyword} NAME}}}}` with NAME a file in timelines/ without `.json`"
+        "the directive names no timeline; write `{{{{#{keyword} NAME}}}}` with NAME a file in timelines/ (src/what-if/ for a grid) without `.json`"
     )]
     MissingName {
         /// `timeline` or `player`.

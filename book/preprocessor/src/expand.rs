@@ -12,8 +12,9 @@ use crate::library::Library;
 use crate::library::demo_label;
 use crate::player::{self, PageState};
 use crate::strip;
+use crate::what_if;
 
-/// Returns `markdown` with every `{{#timeline}}` and `{{#player}}` in its
+/// Returns `markdown` with every `{{#timeline}}`, `{{#player}}` and `{{#what-if}}` in its
 /// prose replaced by HTML. `chapter` names the chapter in errors.
 pub fn expand(markdown: &str, chapter: &str, library: &mut Library) -> Result<String, Error> {
     let directives = directive::find(markdown).map_err(|m| Error::Directive {
@@ -79,6 +80,35 @@ fn render(
                 &id,
                 json.as_deref(),
             ))
+        }
+        Kind::WhatIf => {
+            let grid = library.what_if(&directive.name)?.clone();
+            let mut runs = Vec::with_capacity(grid.cells.len());
+            for cell in &grid.cells {
+                runs.push(match (&cell.run, &cell.same_as) {
+                    (Some(run), _) => run.clone(),
+                    (None, Some(name)) => library.get(name)?.clone(),
+                    // `what_if` refuses such a cell; say so rather than panic if it ever did not.
+                    (None, None) => {
+                        return Err(crate::error::LoadError::Invalid {
+                            path: directive.name.clone().into(),
+                            reason: format!("the cell {:?} has no run", cell.choice),
+                        }
+                        .into());
+                    }
+                });
+            }
+            let rows: Vec<what_if::Row<'_>> = grid
+                .cells
+                .iter()
+                .zip(&runs)
+                .map(|(cell, run)| what_if::Row {
+                    choice: &cell.choice,
+                    same_as: cell.same_as.as_deref(),
+                    run,
+                })
+                .collect();
+            Ok(what_if::render(&grid, &rows))
         }
     }
 }

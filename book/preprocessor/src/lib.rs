@@ -26,6 +26,7 @@ pub mod library;
 pub mod nodes;
 pub mod player;
 pub mod strip;
+pub mod what_if;
 
 pub use lock_timeline as timeline;
 
@@ -50,7 +51,11 @@ impl Preprocessor for TimelinePreprocessor {
         ctx: &PreprocessorContext,
         mut book: Book,
     ) -> mdbook_preprocessor::errors::Result<Book> {
-        let mut library = library::Library::new(ctx.root.join(TIMELINES_DIR));
+        let mut library = library::Library::new(ctx.root.join(TIMELINES_DIR)).with_what_if(
+            ctx.root
+                .join(&ctx.config.book.src)
+                .join(library::WHAT_IF_DIR),
+        );
         let mut failure = None;
         book.for_each_chapter_mut(|chapter| {
             if failure.is_some() {

@@ -5,9 +5,14 @@
 //! folder. Both go through [`Library`], which keeps what it has parsed and
 //! validated, so a book with many directives reads each file once, and the
 //! embedded JSON is serialized once.
+//!
+//! The "what if" grids (`src/what-if/*.json`, see `lock_timeline::what_if`)
+//! are read here too: a grid names book timelines, so it is checked against
+//! them, and the player's data carries every grid's controls (not its runs,
+//! which the player fetches when the reader asks).
 
 use crate::error::LoadError;
-use crate::timeline::Timeline;
+use crate::timeline::{Control, Timeline, WhatIf};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fs;
@@ -20,6 +25,8 @@ pub struct Library {
     loaded: BTreeMap<String, Timeline>,
     complete: bool,
     embedded: Option<String>,
+    what_if_dir: Option<PathBuf>,
+    grids: BTreeMap<String, WhatIf>,
 }
 
 impl Library {
@@ -31,7 +38,17 @@ impl Library {
             loaded: BTreeMap::new(),
             complete: false,
             embedded: None,
+            what_if_dir: None,
+            grids: BTreeMap::new(),
         }
+    }
+
+    /// The same library, with its "what if" grids in `dir` (usually
+    /// `<book root>/src/what-if`, which mdBook copies beside the pages). A
+    /// folder that does not exist holds no grid.
+    pub fn with_what_if(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.what_if_dir = Some(dir.into());
+        self
     }
 
     /// The folder the timelines are read from.
@@ -62,11 +79,48 @@ impl Library {
         Ok(&self.loaded)
     }
 
+    /// The grid in `<what-if dir>/<name>.json`, read and checked against the
+    /// book's timelines.
+    pub fn what_if(&mut self, name: &str) -> Result<&WhatIf, LoadError> {
+        let path = self
+            .what_if_dir
+            .clone()
+            .unwrap_or_else(|| self.dir.join("what-if"))
+            .join(format!("{name}.json"));
+        if !self.grids.contains_key(name) {
+            let book = self.all()?;
+            let grid: WhatIf = parse(&path)?;
+            grid.validate(name, |t| book.contains_key(t))
+                .map_err(|reason| LoadError::Invalid {
+                    path: path.clone(),
+                    reason,
+                })?;
+            self.grids.insert(name.to_owned(), grid);
+        }
+        self.grids.get(name).ok_or_else(|| LoadError::Invalid {
+            path,
+            reason: "the grid vanished from the cache".to_owned(),
+        })
+    }
+
+    /// Every grid of the what-if folder, by name (none without a folder).
+    pub fn what_ifs(&mut self) -> Result<Vec<&WhatIf>, LoadError> {
+        let names = match &self.what_if_dir {
+            Some(dir) if dir.is_dir() => json_stems(dir)?,
+            _ => Vec::new(),
+        };
+        for name in &names {
+            self.what_if(name)?;
+        }
+        Ok(names.iter().filter_map(|n| self.grids.get(n)).collect())
+    }
+
     /// Every timeline as one JSON document, `{"timelines": [...], "labels":
-    /// {...}}` in the order of [`DEMO_ORDER`], ready to be placed inside
-    /// `<script type="application/json">`.
+    /// {...}, "what_if": [...]}` in the order of [`DEMO_ORDER`], ready to be
+    /// placed inside `<script type="application/json">`.
     pub fn embedded_json(&mut self) -> Result<&str, LoadError> {
         if self.embedded.is_none() {
+            let what_if: Vec<GridIndex> = self.what_ifs()?.into_iter().map(GridIndex::of).collect();
             let all = self.all()?;
             let mut timelines: Vec<&Timeline> = all.values().collect();
             timelines.sort_by_key(|t| demo_rank(&t.name));
@@ -74,25 +128,92 @@ impl Library {
                 .iter()
                 .filter_map(|t| demo_label(&t.name).map(|l| (t.name.as_str(), l)))
                 .collect();
-            let json =
-                serde_json::to_string(&Embedded { timelines, labels }).map_err(|source| {
-                    LoadError::Embed {
-                        dir: self.dir.clone(),
-                        source,
-                    }
-                })?;
+            let folds = timelines
+                .iter()
+                .map(|t| (t.name.clone(), gaps(t)))
+                .collect();
+            let json = serde_json::to_string(&Embedded {
+                timelines,
+                labels,
+                folds,
+                what_if,
+            })
+            .map_err(|source| LoadError::Embed {
+                dir: self.dir.clone(),
+                source,
+            })?;
             self.embedded = Some(crate::html::json_for_script(&json));
         }
         Ok(self.embedded.as_deref().unwrap_or_default())
     }
 }
 
-/// The document the player reads: `{"timelines": [...], "labels": {...}}`.
+/// The document the player reads: `{"timelines": [...], "labels": {...}, "folds": {...},
+/// "what_if": [...]}`.
 #[derive(Serialize)]
 struct Embedded<'a> {
     timelines: Vec<&'a Timeline>,
     labels: BTreeMap<&'a str, String>,
+    folds: Folds,
+    what_if: Vec<GridIndex>,
 }
+
+/// For each timeline by name, the seconds its strip folds into gaps, `[first, last]`: the
+/// static strip's rule ([`crate::fold`]), which the player's strip follows too.
+type Folds = BTreeMap<String, Vec<[u64; 2]>>;
+
+/// The gaps of `timeline`'s strip, as `[first, last]` seconds.
+fn gaps(timeline: &Timeline) -> Vec<[u64; 2]> {
+    crate::fold::columns(timeline)
+        .into_iter()
+        .filter_map(|c| match c {
+            crate::fold::Column::Gap { from, to } => {
+                Some([timeline.seconds[from].t, timeline.seconds[to].t])
+            }
+            crate::fold::Column::Second(_) => None,
+        })
+        .collect()
+}
+
+/// What the player needs of a grid before the reader asks for a run: its
+/// controls, where to fetch its cells (relative to the book's root), and
+/// which book timelines are cells of it, with their values.
+#[derive(Serialize)]
+struct GridIndex {
+    name: String,
+    question: String,
+    file: String,
+    controls: Vec<Control>,
+    demos: BTreeMap<String, Vec<String>>,
+    /// The gaps of the cells' own runs, by run name (the demos' are the page's).
+    folds: Folds,
+}
+
+impl GridIndex {
+    fn of(grid: &WhatIf) -> GridIndex {
+        GridIndex {
+            name: grid.name.clone(),
+            question: grid.question.clone(),
+            file: format!("{WHAT_IF_DIR}/{}.json", grid.name),
+            controls: grid.controls.clone(),
+            demos: grid
+                .cells
+                .iter()
+                .filter_map(|c| c.same_as.clone().map(|name| (name, c.choice.clone())))
+                .collect(),
+            folds: grid
+                .cells
+                .iter()
+                .filter_map(|c| c.run.as_ref())
+                .map(|run| (run.name.clone(), gaps(run)))
+                .collect(),
+        }
+    }
+}
+
+/// The folder of the grids, inside the book's `src/` (so mdBook copies them
+/// to the built book, where the player fetches them).
+pub const WHAT_IF_DIR: &str = "what-if";
 
 /// The order of the demos in the player's menu: first the six demos of the
 /// course's original page, numbered Demo 1–6 as there (and as the chapters
@@ -131,16 +252,21 @@ fn demo_rank(name: &str) -> (usize, &str) {
     (rank, name)
 }
 
-/// Reads, parses and validates one timeline file.
-fn load(path: &Path, name: &str) -> Result<Timeline, LoadError> {
+/// Reads and parses one JSON file.
+fn parse<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     let text = fs::read_to_string(path).map_err(|source| LoadError::Read {
         path: path.to_owned(),
         source,
     })?;
-    let timeline: Timeline = serde_json::from_str(&text).map_err(|source| LoadError::Parse {
+    serde_json::from_str(&text).map_err(|source| LoadError::Parse {
         path: path.to_owned(),
         source,
-    })?;
+    })
+}
+
+/// Reads, parses and validates one timeline file.
+fn load(path: &Path, name: &str) -> Result<Timeline, LoadError> {
+    let timeline: Timeline = parse(path)?;
     timeline
         .validate(name)
         .map_err(|reason| LoadError::Invalid {

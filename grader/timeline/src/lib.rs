@@ -395,6 +395,9 @@ impl Timeline {
 
 mod render;
 mod validate;
+pub mod what_if;
+
+pub use what_if::{Cell, Control, WhatIf};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,10 @@
 //! reference Redlock on five nodes (the same play the `redlock::` checks hold a
 //! learner's Redlock to). The JSON files in `book/timelines/` are these runs; a
 //! test fails when they no longer match what the grader produces
-//! (`UPDATE_TIMELINES=1` rewrites them).
+//! (`UPDATE_TIMELINES=1` rewrites them). The "what if" grids of [`what_if`]
+//! play Demos 2–5 again with other values, the same way.
+
+pub mod what_if;
 
 use crate::catalogue::{renewal, wrong};
 use crate::checks::redlock_stories::{self, Story};
@@ -45,10 +48,7 @@ pub fn all() -> Vec<Demo> {
             lock: REFERENCE,
         })
         .collect();
-    let plain_del = wrong::ALL
-        .iter()
-        .find(|w| w.lock.name == "plain DEL release")
-        .map_or(REFERENCE, |w| w.lock);
+    let plain_del = plain_del();
     if let Some(slow_job) = scenario::named("slow-job") {
         demos.push(Demo {
             name: "slow-job-plain-del",
@@ -75,17 +75,31 @@ pub fn all() -> Vec<Demo> {
     demos
 }
 
+/// The catalogue's lock that releases with a plain DEL (Demo 4's).
+fn plain_del() -> Lock {
+    wrong::ALL
+        .iter()
+        .find(|w| w.lock.name == "plain DEL release")
+        .map_or(REFERENCE, |w| w.lock)
+}
+
+/// Plays a story with `lock` and returns its timeline, named as the story is.
+fn play(play: &Play, lock: &Lock) -> Result<Timeline, GradeError> {
+    match play {
+        Play::Scenario(scenario) => Ok(crate::run::run(scenario, lock)?.timeline),
+        // A Redlock that failed shows it in its timeline ("redlock_acquire failed"), as
+        // a scenario's lock does.
+        Play::Redlock(story) => Ok(redlock_stories::play(story, lock)?.timeline),
+    }
+}
+
 impl Demo {
     /// Plays the demo and returns its timeline, named as the book names it.
     pub fn timeline(&self) -> Result<Timeline, GradeError> {
-        let scenario = match &self.play {
-            Play::Scenario(scenario) => scenario,
-            // A Redlock that failed shows it in its timeline ("redlock_acquire failed"), as
-            // a scenario's lock does.
-            Play::Redlock(story) => return Ok(redlock_stories::play(story, &self.lock)?.timeline),
-        };
-        let run = crate::run::run(scenario, &self.lock)?;
-        let mut timeline = run.timeline;
+        let mut timeline = play(&self.play, &self.lock)?;
+        if let Play::Redlock(_) = self.play {
+            return Ok(timeline);
+        }
         timeline.name = self.name.to_string();
         if self.name == "slow-job-plain-del" {
             timeline.title = "A job longer than the TTL, released with a plain DEL".into();
