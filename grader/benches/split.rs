@@ -56,9 +56,10 @@
 //!    command budget of 1000 per call) and once with the reference lock;
 //!    the server's `INFO commandstats` is read before and after each run.
 //!    The lock's commands are the GET and SET calls (the wire's own
-//!    bookkeeping, a script and a PEXPIRETIME per command, uses neither; the
-//!    server's `total_commands_processed`, which counts them and the script's
-//!    inner calls, is shown beside). Commands per second = (GET+SET of the
+//!    bookkeeping, two TIMEs and a PEXPIRETIME per timed key around each
+//!    command, and the clock's script after one that changed an expiry, uses
+//!    neither; the server's `total_commands_processed`, which counts them and
+//!    the script's inner calls, is shown beside). Commands per second = (GET+SET of the
 //!    hammers run − those of the reference run) / (time of the hammers run −
 //!    time of the reference run), each a median of [`LOCK_RUNS`], so process
 //!    starts, Redis set-up and the checks' own commands cancel out. That is

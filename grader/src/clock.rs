@@ -93,9 +93,10 @@ pub enum Expiry {
 /// multiple of 1000, 500, 250, 100, 50 or 10 ms, else the longest), so that
 /// the TTLs locks ask for, round numbers nearly always, read exactly even
 /// when Redis was held up between the two instants.
-/// Returns `{ fresh, overrun, gap }`: how many keys got a new TTL, how many
-/// had a real expiry that came before the clock said it would (real time ran
-/// ahead of virtual time), and the real milliseconds since the last look.
+/// Returns `{ fresh, overrun, gap, real… }`: how many keys got a new TTL, how
+/// many had a real expiry that came before the clock said it would (real time
+/// ran ahead of virtual time), the real milliseconds since the last look, and
+/// each timed key's real expiry as the books now hold it.
 static SETTLE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -114,7 +115,7 @@ local function roundest(lo, hi)
 end
 local last = tonumber(redis.call("HGET", KEYS[1], "|last") or now_real)
 redis.call("HSET", KEYS[1], "|last", tostring(now_real))
-local fresh, overrun = 0, 0
+local fresh, overrun, reals = 0, 0, {}
 for i = 2, #KEYS do
     local key = KEYS[i]
     local real = redis.call("PEXPIRETIME", key)
@@ -136,8 +137,11 @@ for i = 2, #KEYS do
         redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual),
             key .. "|left", tostring(left))
     end
+    table.insert(reals, real)
 end
-return { fresh, overrun, now_real - last }
+local result = { fresh, overrun, now_real - last }
+for _, real in ipairs(reals) do table.insert(result, real) end
+return result
 "#,
     )
 });
@@ -181,25 +185,56 @@ return expired
 /// command ran.
 pub type RanAt = (u64, u64);
 
-/// Sends the one command `packed` on `con` between two `TIME`s, in one round
-/// trip, so that Redis runs the three back to back: the reply, and when the
-/// command ran ([`RanAt`]), if both `TIME`s answered.
+/// What a client command's own round trip told the clock: when it ran, and
+/// where the timed keys' expiries stood just after.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sighting {
+    /// When the command ran, by Redis's clock, if both `TIME`s answered.
+    pub ran_at: Option<RanAt>,
+    /// Each timed key's real expiry (`PEXPIRETIME`, in the clock's order)
+    /// just after the command ran, if every one answered.
+    pub expiries: Option<Vec<i64>>,
+}
+
+/// Sends the one command `packed` on `con` between two `TIME`s, followed by a
+/// `PEXPIRETIME` of each of the `timed` keys, in one round trip, so that Redis
+/// runs them back to back: the reply, and what the clock needs to know of it
+/// ([`Sighting`]). Reading the expiries here spares the clock a look of its
+/// own after a command that set no TTL, most commands.
 pub fn sent_timed(
     con: &mut Connection,
     packed: &[u8],
-) -> (RedisResult<redis::Value>, Option<RanAt>) {
+    timed: &[String],
+) -> (RedisResult<redis::Value>, Sighting) {
     let time = redis::cmd("TIME").get_packed_command();
-    let all = [time.as_slice(), packed, time.as_slice()].concat();
-    match redis::ConnectionLike::req_packed_commands(con, &all, 0, 3) {
-        Ok(replies) if replies.len() == 3 => {
+    let mut all = [time.as_slice(), packed, time.as_slice()].concat();
+    for key in timed {
+        all.extend(redis::cmd("PEXPIRETIME").arg(key).get_packed_command());
+    }
+    let expected = 3 + timed.len();
+    match redis::ConnectionLike::req_packed_commands(con, &all, 0, expected) {
+        Ok(replies) if replies.len() == expected => {
             let mut replies = replies.into_iter();
             let before = replies.next().and_then(time_ms);
             let reply = replies.next().unwrap_or(redis::Value::Nil);
             let after = replies.next().and_then(time_ms);
-            (Ok(reply), before.zip(after))
+            let expiries = replies
+                .map(|r| match r {
+                    redis::Value::Int(at) => Some(at),
+                    _ => None,
+                })
+                .collect();
+            let sighting = Sighting {
+                ran_at: before.zip(after),
+                expiries,
+            };
+            (Ok(reply), sighting)
         }
-        Ok(mut replies) => (Ok(replies.pop().unwrap_or(redis::Value::Nil)), None),
-        Err(e) => (Err(e), None),
+        Ok(mut replies) => (
+            Ok(replies.pop().unwrap_or(redis::Value::Nil)),
+            Sighting::default(),
+        ),
+        Err(e) => (Err(e), Sighting::default()),
     }
 }
 
@@ -217,6 +252,10 @@ pub struct Clock {
     now_ms: u64,
     /// KEYS for the scripts: the clock's own hash, then the timed keys.
     keys: Vec<String>,
+    /// The timed keys' real expiries as the books held them after the last
+    /// look, when no move of time has changed them since: a client command
+    /// after which they read the same set no TTL, and needs no look.
+    seen: Option<Vec<i64>>,
 }
 
 impl Clock {
@@ -225,7 +264,22 @@ impl Clock {
     pub fn new(book: String, timed: &[String]) -> Clock {
         let mut keys = vec![book];
         keys.extend(timed.iter().cloned());
-        Clock { now_ms: 0, keys }
+        Clock {
+            now_ms: 0,
+            keys,
+            seen: None,
+        }
+    }
+
+    /// The keys whose expiry this clock runs, in its order.
+    pub fn timed(&self) -> &[String] {
+        &self.keys[1..]
+    }
+
+    /// Forgets what the last look saw: the books may have changed without
+    /// the clock (the server it looks at changed, a failover).
+    pub fn forget_seen(&mut self) {
+        self.seen = None;
     }
 
     /// Virtual now, in milliseconds.
@@ -235,26 +289,32 @@ impl Clock {
 
     /// Notes TTLs set since the last call; run after the grader's own
     /// commands.
-    pub fn settle(&self, con: &mut Connection) -> Result<(), GradeError> {
+    pub fn settle(&mut self, con: &mut Connection) -> Result<(), GradeError> {
         self.look(con, None, None)
     }
 
     /// Like [`Clock::settle`], after a client command sent at `sent` that ran
-    /// between the real instants `ran_at` by Redis's clock, if the wire could
-    /// read them: a TTL that command set is read as it was when the command
-    /// ran. Otherwise it is read at the look, which holds only while less than
-    /// [`ABSORBED_MS`] has passed since the command was sent.
+    /// as `sighting` says: a TTL that command set is read as it was when the
+    /// command ran, if the wire could read when that was. Otherwise it is read
+    /// at the look, which holds only while less than [`ABSORBED_MS`] has
+    /// passed since the command was sent. When the timed keys' expiries read
+    /// just after the command are those the last look left in the books, the
+    /// command changed none of them and the look would note nothing: it is
+    /// skipped.
     pub fn settle_after(
-        &self,
+        &mut self,
         con: &mut Connection,
         sent: Instant,
-        ran_at: Option<RanAt>,
+        sighting: &Sighting,
     ) -> Result<(), GradeError> {
-        self.look(con, Some(sent), ran_at)
+        if sighting.expiries.is_some() && sighting.expiries == self.seen {
+            return Ok(());
+        }
+        self.look(con, Some(sent), sighting.ran_at)
     }
 
     fn look(
-        &self,
+        &mut self,
         con: &mut Connection,
         sent: Option<Instant>,
         ran_at_ms: Option<RanAt>,
@@ -268,12 +328,23 @@ impl Clock {
             Some(_) => RESOLUTION_MS,
             None => LOOK_RESOLUTION_MS,
         };
-        let (fresh, overrun, gap): (u64, u64, i64) = call
+        self.seen = None;
+        let looked: Vec<i64> = call
             .arg(self.now_ms)
             .arg(resolution)
             .arg(before)
             .arg(after)
             .invoke(con)?;
+        let [fresh, overrun, gap, ref reals @ ..] = looked[..] else {
+            return Err(redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "the clock's look answered fewer than three numbers",
+            ))
+            .into());
+        };
+        if reals.len() == self.timed().len() {
+            self.seen = Some(reals.to_vec());
+        }
         if overrun > 0 {
             return Err(stall::stalled(format!(
                 "{} of real time passed between two steps, and a timed key's real expiry came \
@@ -304,6 +375,8 @@ impl Clock {
     ) -> Result<Vec<String>, GradeError> {
         // A client command may have set a TTL that nobody has looked at yet.
         self.settle(con)?;
+        // The move re-anchors and deletes timed keys: the next look reads them afresh.
+        self.seen = None;
         self.now_ms = self.now_ms.max(t_ms);
         let mut call = ADVANCE.prepare_invoke();
         for key in &self.keys {

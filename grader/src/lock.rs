@@ -17,7 +17,6 @@ use std::time::Duration;
 
 use redis::RedisResult;
 
-use crate::nodes::NodeWire;
 use crate::wire::Wire;
 
 /// `new_token()`: a fresh, unguessable value for one acquisition.
@@ -41,9 +40,9 @@ pub type KeepAliveFn =
 /// `redlock_acquire(nodes, clock, key, token, ttl)`: the lock on a majority of the nodes; the
 /// validity left, or `None` (and released everywhere).
 pub type RedlockAcquireFn =
-    fn(&mut [NodeWire], &dyn Fn() -> Duration, &str, &str, Duration) -> Option<Duration>;
+    fn(&mut [Wire], &dyn Fn() -> Duration, &str, &str, Duration) -> Option<Duration>;
 /// `redlock_release(nodes, key, token)`: check-and-delete on every node; how many deleted.
-pub type RedlockReleaseFn = fn(&mut [NodeWire], &str, &str) -> usize;
+pub type RedlockReleaseFn = fn(&mut [Wire], &str, &str) -> usize;
 
 /// One implementation of the course's lock, function by function.
 ///

@@ -176,6 +176,8 @@ impl World {
     pub fn fail_over(&mut self, pair: &crate::replication::Pair) -> Result<(), GradeError> {
         self.con = pair.connect_primary()?;
         self.primary_url = Some(pair.primary_url());
+        // The new primary's books came by replication, which may lag.
+        self.clock.forget_seen();
         Ok(())
     }
 
@@ -256,14 +258,20 @@ impl World {
         self.clock.settle(&mut self.con)
     }
 
-    /// Notes the TTL a client command sent at `sent` may have set; it ran at
-    /// between the instants `ran_at` by Redis's clock, when the wire could read them.
+    /// Notes the TTL a client command sent at `sent` may have set; its own
+    /// round trip told the clock what `sighting` says.
     pub fn settle_after(
         &mut self,
         sent: std::time::Instant,
-        ran_at: Option<crate::clock::RanAt>,
+        sighting: &crate::clock::Sighting,
     ) -> Result<(), GradeError> {
-        self.clock.settle_after(&mut self.con, sent, ran_at)
+        self.clock.settle_after(&mut self.con, sent, sighting)
+    }
+
+    /// The keys on the virtual clock, whose expiry a client command's round
+    /// trip reads back for it ([`crate::clock::sent_timed`]).
+    pub fn timed_keys(&self) -> &[String] {
+        self.clock.timed()
     }
 
     /// Moves virtual time to `t_ms`; returns true when the lock key expired.

@@ -14,8 +14,9 @@ use std::net::TcpStream;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use grader::Wire;
 use grader::nodes::cluster::{Cluster, enter};
-use grader::nodes::{Health, NODES, NodeWire};
+use grader::nodes::{Health, NODES};
 use grader::server;
 
 const TTL_MS: u64 = 10_000;
@@ -165,7 +166,7 @@ fn a_late_reply_costs_virtual_time_only() {
     let c = Cluster::open().expect("cluster").shared();
     enter(&c).delay(3, 400);
     enter(&c).pause(4).expect("pause");
-    let mut wires = NodeWire::all(&c);
+    let mut wires = Wire::to_nodes(&c);
     let started = Instant::now();
     let pong: String = redis::cmd("PING").query(&mut wires[3]).expect("ping");
     assert_eq!(pong, "PONG");

@@ -98,3 +98,28 @@ fn a_panic_inside_redis_rs_is_told_as_such_without_a_backtrace() {
     assert!(!report.contains("backtrace"), "{report}");
     assert!(!report.contains(".cargo/registry"), "{report}");
 }
+
+/// A transaction sent command by command (`MULTI`, `DEL`, `EXEC`), its reply
+/// read into a tuple of one.
+fn multi_by_hand<C: ConnectionLike>(con: &mut C, key: &str, _: &str) -> RedisResult<bool> {
+    redis::cmd("MULTI").exec(con)?;
+    redis::cmd("DEL").arg(key).exec(con)?;
+    let (deleted,): (i64,) = redis::cmd("EXEC").query(con)?;
+    Ok(deleted == 1)
+}
+
+/// The wire times each command by sending `TIME`s around it; behind a `MULTI`
+/// the lock's code sent on its own, they would be queued in its transaction
+/// and answered by its `EXEC`. So none goes behind it: `EXEC` answers the
+/// lock's own commands, and a release made so passes.
+#[test]
+fn a_transaction_sent_command_by_command_gets_only_its_own_replies() {
+    let lock = grader::Lock {
+        name: "a release by hand",
+        release: multi_by_hand::<grader::Wire>,
+        ..REFERENCE
+    };
+    let check = checks::named("release::releases_its_own_lock").expect("a check");
+    let verdict = check.run(&lock).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(verdict, Verdict::Pass), "{verdict:?}");
+}

@@ -15,11 +15,12 @@ use super::Ctx;
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::model::redlock::drift;
+use crate::nodes::NODES;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
-use crate::nodes::{NODES, NodeWire};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::{self, Failure};
 use crate::verdict::{Property, Violation};
+use crate::wire::Wire;
 
 /// A's token.
 pub(crate) const TOKEN_A: &str = "token-of-A";
@@ -62,7 +63,7 @@ pub(crate) fn acquire(
     };
     let shared = cluster.clone();
     let value = sandbox::isolated(move || {
-        let mut wires = NodeWire::all(&shared);
+        let mut wires = Wire::to_nodes(&shared);
         let clock = move || Duration::from_millis(enter(&shared).now_ms());
         f(&mut wires, &clock, &key, token, ttl)
     });
@@ -85,7 +86,7 @@ pub(crate) fn release(
     let key = enter(cluster).key().to_owned();
     let shared = cluster.clone();
     let value = sandbox::isolated(move || {
-        let mut wires = NodeWire::all(&shared);
+        let mut wires = Wire::to_nodes(&shared);
         f(&mut wires, &key, token)
     });
     let mut c = enter(cluster);

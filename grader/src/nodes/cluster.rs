@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use redis::Connection;
 
 use super::{Health, Lease};
-use crate::clock::{Clock, Expiry};
+use crate::clock::{Clock, Expiry, Sighting};
 use crate::error::GradeError;
 use crate::wire::Step;
 
@@ -40,7 +40,7 @@ pub fn enter(cluster: &SharedCluster) -> MutexGuard<'_, Cluster> {
 }
 
 /// Where a command to a node goes.
-pub(super) enum Route {
+pub(crate) enum Route {
     /// To the node, on a connection of this generation.
     Send { url: String, generation: u64 },
     /// Nowhere: the node is paused, and the request times out.
@@ -360,7 +360,7 @@ impl Cluster {
 
     /// Before a command of the call under test goes to node `i`: fires a due intervention,
     /// brings the node to its now, and says where the command goes.
-    pub(super) fn before_command(&mut self, i: usize) -> Route {
+    pub(crate) fn before_command(&mut self, i: usize) -> Route {
         let ready = self.fire_if_due().and_then(|()| self.catch_up(i));
         if let Err(e) = ready {
             self.trouble.get_or_insert(e);
@@ -380,20 +380,21 @@ impl Cluster {
     }
 
     /// After a command of the call under test reached node `i` (or did not): notes any TTL it
-    /// set (it ran at the real millisecond given with `sent`, when known), charges the node's reply delay or the client's time-out, and, unless `hidden` (redis-rs
-    /// loading a script the node did not know), counts and records it.
-    pub(super) fn after_command(
+    /// set (its round trip, sent at the instant given with `sent`, told the clock what the
+    /// [`Sighting`] says), charges the node's reply delay or the client's time-out, and, unless
+    /// `hidden` (redis-rs loading a script the node did not know), counts and records it.
+    pub(crate) fn after_command(
         &mut self,
         i: usize,
         command: String,
         reply: String,
-        sent: Option<(std::time::Instant, Option<crate::clock::RanAt>)>,
+        sent: Option<(std::time::Instant, Sighting)>,
         hidden: bool,
     ) {
-        if let Some((sent, ran_at)) = sent {
+        if let Some((sent, sighting)) = sent {
             let seat = &mut self.seats[i];
             if let Some(con) = seat.con.as_mut()
-                && let Err(e) = seat.clock.settle_after(con, sent, ran_at)
+                && let Err(e) = seat.clock.settle_after(con, sent, &sighting)
             {
                 self.trouble.get_or_insert(e);
             }

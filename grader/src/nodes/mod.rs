@@ -19,15 +19,14 @@
 //! test.
 //!
 //! The [`NodeSet`] here owns the nodes and applies faults; [`cluster`] runs one scenario on
-//! them, on virtual time, with a clock of its own for each node, and [`wire`] is the connection
-//! a Redlock under test gets to each node. One test process starts its nodes once and lends them
+//! them, on virtual time, with a clock of its own for each node, and a Redlock under test reaches
+//! each node through the grader's one proxy, [`crate::Wire::to_nodes`]. One test process starts its nodes once and lends them
 //! to one [`cluster::Cluster`] at a time: a fault in one scenario cannot reach another.
 
 pub mod cluster;
 mod container;
 mod network;
 mod process;
-pub mod wire;
 
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
@@ -37,7 +36,6 @@ use container::ContainerNode;
 use process::ProcessNode;
 
 pub use cluster::{Cluster, SharedCluster};
-pub use wire::NodeWire;
 
 /// How many nodes Redlock runs on in this course.
 pub const NODES: usize = 5;

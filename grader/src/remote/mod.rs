@@ -36,7 +36,6 @@ use redis::{ConnectionLike, RedisResult};
 use crate::harness::{Cause, Outcome};
 use crate::isolation::Isolation;
 use crate::lock::Lock;
-use crate::nodes::NodeWire;
 use crate::wire::{OverBudget, Wire};
 use process::{Gone, Link, Process};
 use serve::Served;
@@ -318,7 +317,7 @@ impl Runner {
     /// Calls a Redlock function: each node's commands through its wire, on a
     /// thread of its own (the learner may ask the nodes at once), the clock
     /// and the answer on a home link of the call's own.
-    fn on_nodes(&self, nodes: &mut [NodeWire], clock: &dyn Fn() -> Duration, call: Call) -> Answer {
+    fn on_nodes(&self, nodes: &mut [Wire], clock: &dyn Fn() -> Duration, call: Call) -> Answer {
         let mut home = self.home();
         let mut links: Vec<Link> = nodes.iter().map(|n| self.link_of(n.id())).collect();
         let order = Order::Call {
@@ -490,7 +489,7 @@ fn keep_alive(
 }
 
 fn redlock_acquire(
-    nodes: &mut [NodeWire],
+    nodes: &mut [Wire],
     clock: &dyn Fn() -> Duration,
     key: &str,
     token: &str,
@@ -507,7 +506,7 @@ fn redlock_acquire(
     }
 }
 
-fn redlock_release(nodes: &mut [NodeWire], key: &str, token: &str) -> usize {
+fn redlock_release(nodes: &mut [Wire], key: &str, token: &str) -> usize {
     let call = Call::RedlockRelease {
         key: key.into(),
         token: token.into(),

@@ -2,8 +2,8 @@
 //!
 //! While a learner function runs in the runner, every command it sends comes
 //! to the judge on one of the call's links. The judge hands it to the wire the
-//! check gave that connection ([`crate::Wire`] for the one server,
-//! [`crate::nodes::NodeWire`] for a Redlock node), exactly as the function's
+//! check gave that connection ([`crate::Wire`], to the one server or
+//! to a Redlock node), exactly as the function's
 //! own code once called the wire in-process: the wire records it, keeps it to
 //! the check's keys, lets the virtual clock see it, steps in before it when an
 //! intervention is due, and sends it on to Redis. The reply, or the wire's

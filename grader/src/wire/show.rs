@@ -5,7 +5,7 @@
 use redis::Value;
 
 /// The arguments of the first command in a packed RESP request.
-pub(crate) fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
+pub(super) fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
     unpack_all(packed).into_iter().next().unwrap_or_default()
 }
 
@@ -42,6 +42,15 @@ pub(super) fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
     commands
 }
 
+/// `args` packed as one RESP command.
+pub(super) fn pack(args: &[Vec<u8>]) -> Vec<u8> {
+    let mut cmd = redis::Cmd::new();
+    for arg in args {
+        cmd.arg(arg.as_slice());
+    }
+    cmd.get_packed_command()
+}
+
 /// A pipeline shown as one line: `MULTI; DEL lock; EXEC`.
 pub(super) fn pipeline_label(packed: &[u8]) -> Vec<u8> {
     let names: Vec<String> = unpack_all(packed)
@@ -58,7 +67,7 @@ pub(super) fn pipeline_label(packed: &[u8]) -> Vec<u8> {
 }
 
 /// One argument as a report shows it: scripts summarised, long values cut.
-pub(crate) fn show_arg(arg: &str) -> String {
+pub(super) fn show_arg(arg: &str) -> String {
     if arg.contains('\n') {
         let lines = arg.trim().lines().count();
         return format!("<script, {lines} lines>");
@@ -74,7 +83,7 @@ pub(crate) fn show_arg(arg: &str) -> String {
 }
 
 /// A reply as redis-cli would show it, more or less.
-pub(crate) fn show_value(value: &Value) -> String {
+pub(super) fn show_value(value: &Value) -> String {
     match value {
         Value::Nil => "(nil)".into(),
         Value::Int(i) => format!("(integer) {i}"),

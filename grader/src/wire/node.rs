@@ -1,0 +1,170 @@
+//! The wire's place on a Redlock node: one client's connection to node `i`
+//! of a [`Cluster`].
+//!
+//! Around each command the cluster does what it must: fire a move due at this
+//! boundary, bring the node's keys to the node's time, note the TTL the
+//! command set, charge the node's reply delay, and record the command with
+//! its reply, in the cluster's one record of the call across all nodes. A
+//! paused node gets nothing: the client's request times out after
+//! [`NODE_TIMEOUT_MS`] of virtual time, the error a real client would see,
+//! without the real wait. A killed node refuses the connection. Either way
+//! the call goes on: Redlock's point is to carry on without the nodes that do
+//! not answer.
+//!
+//! Nodes are private servers the grader started, so unlike a world's
+//! connection this one confines nothing: no other data lives there.
+
+use std::time::Instant;
+
+use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
+
+use super::show::{show_value, unpack};
+use super::tally::Tally;
+use crate::clock::Sighting;
+use crate::nodes::Health;
+use crate::nodes::cluster::{NODE_TIMEOUT_MS, Route, SharedCluster, enter};
+
+/// A client's connection to one node of a cluster.
+pub(super) struct OnNode {
+    pub(super) index: usize,
+    cluster: SharedCluster,
+    /// The connection, and the generation of the node it reaches: a node
+    /// restarted since needs a new one.
+    con: Option<(u64, Connection)>,
+    /// The lock key, on the node's clock: read back after each command.
+    timed: Vec<String>,
+}
+
+impl OnNode {
+    /// A client of node `index` of `cluster`, not connected yet.
+    pub(super) fn new(cluster: &SharedCluster, index: usize) -> OnNode {
+        let timed = vec![enter(cluster).key().to_owned()];
+        OnNode {
+            index,
+            cluster: cluster.clone(),
+            con: None,
+            timed,
+        }
+    }
+
+    fn connection(&mut self, url: &str, generation: u64) -> RedisResult<&mut Connection> {
+        if self.con.as_ref().is_none_or(|(g, _)| *g != generation) {
+            let con = crate::server::connect_url(url).map_err(|cause| {
+                RedisError::from(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionRefused,
+                    cause,
+                ))
+            })?;
+            self.con = Some((generation, con));
+        }
+        match self.con.as_mut() {
+            Some((_, con)) => Ok(con),
+            None => Err(unreachable_node("no connection")),
+        }
+    }
+
+    /// One command (or a pipeline, shown by `label`) to the node, through the
+    /// cluster: `forward` sends it on a live connection, with the keys the
+    /// clock times.
+    fn send(
+        &mut self,
+        tally: &mut Tally,
+        label: &[u8],
+        forward: impl FnOnce(&mut Connection, &[String]) -> (RedisResult<Value>, Sighting),
+    ) -> RedisResult<Value> {
+        tally.check_budget();
+        let i = self.index;
+        let route = enter(&self.cluster).before_command(i);
+        let args = unpack(label);
+        let command = {
+            let c = enter(&self.cluster);
+            super::shown(&args, |a| c.display(a))
+        };
+        let (reply, sent) = match route {
+            Route::Paused => (Err(timed_out(i)), None),
+            Route::Down => {
+                self.con = None;
+                (Err(unreachable_node(&format!("node {i} is down"))), None)
+            }
+            Route::Send { url, generation } => {
+                let sent = Instant::now();
+                let timed = std::mem::take(&mut self.timed);
+                let (reply, sighting) = match self.connection(&url, generation) {
+                    Ok(con) => forward(con, &timed),
+                    Err(e) => (Err(e), Sighting::default()),
+                };
+                self.timed = timed;
+                if reply.is_err() {
+                    self.con = None;
+                }
+                (reply, Some((sent, sighting)))
+            }
+        };
+        let shown = match &reply {
+            // The node's wall clock: real time, which differs on every run and is not the
+            // scenario's time.
+            Ok(_)
+                if args
+                    .first()
+                    .is_some_and(|a| a.eq_ignore_ascii_case(b"TIME")) =>
+            {
+                "(the node's wall clock, in real time)".to_owned()
+            }
+            Ok(value) => show_value(value),
+            Err(_) if sent.is_none() => match enter(&self.cluster).health(i) {
+                Health::Paused => {
+                    format!("no reply within {NODE_TIMEOUT_MS} ms (node {i} is paused)")
+                }
+                _ => format!("connection refused (node {i} is down)"),
+            },
+            Err(e) => format!("(error) {e}"),
+        };
+        let hidden = tally.hides(&args, &reply);
+        if !hidden {
+            tally.count();
+        }
+        enter(&self.cluster).after_command(i, command, shown, sent, hidden);
+        reply
+    }
+
+    /// One command of the lock's code, to the node.
+    pub(super) fn one(&mut self, tally: &mut Tally, cmd: &[u8]) -> RedisResult<Value> {
+        self.send(tally, cmd, |con, timed| {
+            crate::clock::sent_timed(con, cmd, timed)
+        })
+    }
+
+    /// A pipeline is one step, shown by its first command.
+    pub(super) fn pipeline(
+        &mut self,
+        tally: &mut Tally,
+        cmd: &[u8],
+        offset: usize,
+        count: usize,
+    ) -> RedisResult<Vec<Value>> {
+        let value = self.send(tally, cmd, |con, _| {
+            // The TIME a single command goes behind would upset a transaction's replies; a
+            // pipeline's TTLs are read at the look.
+            let replies = con.req_packed_commands(cmd, offset, count);
+            (replies.map(Value::Array), Sighting::default())
+        })?;
+        match value {
+            Value::Array(values) => Ok(values),
+            other => Ok(vec![other]),
+        }
+    }
+}
+
+fn timed_out(i: usize) -> RedisError {
+    RedisError::from(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("node {i} did not answer in time"),
+    ))
+}
+
+fn unreachable_node(why: &str) -> RedisError {
+    RedisError::from(std::io::Error::new(
+        std::io::ErrorKind::ConnectionRefused,
+        why.to_owned(),
+    ))
+}

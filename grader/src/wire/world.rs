@@ -1,0 +1,342 @@
+//! The wire's place on the single server: one client of a world.
+//!
+//! A world is one scenario's keys and clock on the server that holds the lock
+//! ([`crate::world`]). On it the wire keeps the lock's commands inside the
+//! world's namespace ([`super::confined`]), takes turns with the world's other
+//! clients ([`Turns`]), fires the check's [`Intervention`] at its boundary,
+//! answers `TIME` and `PTTL` on the virtual clock ([`super::timing`]), and
+//! records each call as a list of [`Step`]s of its own.
+
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
+
+use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
+
+use super::show::{pipeline_label, show_value, unpack};
+use super::tally::Tally;
+use super::{Fired, Intervention, Step, Turns, grader_trouble};
+use crate::acl;
+use crate::clock::{RanAt, Sighting};
+use crate::confine::{self, Ledger, Namespace, Refusal, functions};
+use crate::error::GradeError;
+use crate::stall;
+use crate::world::{SharedWorld, World, enter};
+
+/// What the lock's code hears when it goes on after its check has ended
+/// (a call that was abandoned for taking too long).
+const CHECK_OVER: &str = "this check is over: the grader stopped waiting for this call";
+
+/// A client of one world.
+pub(super) struct OnWorld {
+    pub(super) inner: Connection,
+    /// Weak, so that a call the grader abandoned (an endless loop) does not
+    /// keep the world, and its keys in Redis, alive after the check.
+    pub(super) world: Weak<Mutex<World>>,
+    pub(super) steps: Vec<Step>,
+    pub(super) crashed: bool,
+    pub(super) intervention: Option<Intervention>,
+    pub(super) turns: Option<(Arc<Turns>, usize)>,
+    /// Where the keys and functions it names are kept.
+    pub(super) namespace: Namespace,
+    /// Where refusals go: the ledger of the check that opened the wire.
+    pub(super) ledger: Option<Arc<Ledger>>,
+    /// The lock's code opened a `MULTI` with a command of its own: until its
+    /// `EXEC` or `DISCARD`, a `TIME` sent ahead would be queued with it.
+    in_multi: bool,
+    /// The real millisecond by Redis's clock that the last command not
+    /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
+    ran_at_ms: Option<RanAt>,
+    /// The world's keys on the virtual clock, read back after each command.
+    timed: Vec<String>,
+}
+
+impl OnWorld {
+    /// A new client of `world`; `id` names its functions when no check's
+    /// ledger does.
+    pub(super) fn open(world: &SharedWorld, id: u64) -> Result<OnWorld, GradeError> {
+        let ledger = confine::current_ledger();
+        let (mut inner, keys, shared, timed) = {
+            let world = enter(world);
+            let keys = world.keys.namespace().to_owned();
+            let timed = world.timed_keys().to_vec();
+            (
+                world.client_connection()?,
+                keys,
+                world.on_shared_server(),
+                timed,
+            )
+        };
+        // One prefix for every function of the check, however many worlds it opens.
+        let check = match &ledger {
+            Some(ledger) => format!("c{}", ledger.id()),
+            None => format!("w{id}"),
+        };
+        let run = crate::prefix::run()?;
+        let namespace = Namespace::new(&keys, &functions::allowed(&format!("{run}{check}_")));
+        // The grader's users live on the shared server; the nodes of a replicated pair are the
+        // grader's own and hold nothing else, and there the filter alone holds the wire.
+        if shared {
+            acl::confine(&mut inner, namespace.keys())?;
+        }
+        Ok(OnWorld {
+            inner,
+            world: Arc::downgrade(world),
+            steps: Vec::new(),
+            crashed: false,
+            intervention: None,
+            turns: None,
+            namespace,
+            ledger,
+            in_multi: false,
+            ran_at_ms: None,
+            timed,
+        })
+    }
+
+    /// The world, unless its check has ended.
+    pub(super) fn world(&self) -> RedisResult<SharedWorld> {
+        self.world
+            .upgrade()
+            .ok_or_else(|| RedisError::from(std::io::Error::other(CHECK_OVER)))
+    }
+
+    /// Runs the armed intervention now, with the world locked.
+    pub(super) fn fire(&mut self) -> Result<(), GradeError> {
+        let Some(world) = self.world.upgrade() else {
+            return Ok(());
+        };
+        let Some(intervention) = self.intervention.as_mut() else {
+            return Ok(());
+        };
+        intervention.fired = true;
+        let mut world = enter(&world);
+        let fired = (intervention.action)(&mut world)?;
+        world.settle()?;
+        match fired {
+            Fired::Continue(what) => self.steps.push(Step::Intervened(what)),
+            Fired::Crash(what) => {
+                self.steps.push(Step::Intervened(what));
+                self.crashed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Everything that happens before a command goes out. An error here is
+    /// returned to the lock as if the connection had failed.
+    fn before_command(&mut self, tally: &Tally) -> RedisResult<()> {
+        let sent = tally.check_budget();
+        if let Some((turns, me)) = &self.turns {
+            turns.wait_for(*me);
+        }
+        if self
+            .intervention
+            .as_ref()
+            .is_some_and(|i| !i.fired && i.before == sent)
+        {
+            self.fire().map_err(grader_trouble)?;
+        }
+        if self.crashed {
+            return Err(RedisError::from(std::io::Error::new(
+                std::io::ErrorKind::ConnectionAborted,
+                "this client crashed: it sends nothing more",
+            )));
+        }
+        Ok(())
+    }
+
+    /// Everything that happens after a reply came back to the command `args`
+    /// sent at `sent`, whose round trip told the clock `sighting`.
+    fn after_command(
+        &mut self,
+        tally: &mut Tally,
+        args: &[Vec<u8>],
+        reply: &RedisResult<Value>,
+        sent: Instant,
+        sighting: &Sighting,
+    ) -> RedisResult<()> {
+        if let Err(e) = reply
+            && stall::is_interrupted(e)
+        {
+            stall::noticed();
+        }
+        if tally.hides(args, reply) {
+            return Ok(());
+        }
+        let by_redis = confine::refused_by_redis(reply).map(|denial| Refusal {
+            command: confine::name_of(args),
+            why: format!(
+                "its script reached beyond the check's namespace (a key it did not declare in \
+                 KEYS, or a command no lock needs), and Redis refused it: {denial}"
+            ),
+        });
+        let reply = match reply {
+            Ok(value) => show_value(value),
+            Err(e) => format!("(error) {e}"),
+        };
+        self.record(tally, args, reply, by_redis);
+        enter(&self.world()?)
+            .settle_after(sent, sighting)
+            .map_err(grader_trouble)?;
+        if let Some((turns, me)) = &self.turns {
+            turns.pass(*me);
+        }
+        Ok(())
+    }
+
+    /// `text` with this world's key prefix taken out of the key names in it.
+    pub(super) fn without_prefix(&self, text: &str) -> String {
+        match self.world.upgrade() {
+            Some(world) => enter(&world).keys.display(text),
+            None => text.to_owned(),
+        }
+    }
+
+    /// Adds a command to the call's record and counts it; a refused one also
+    /// goes to the check's ledger.
+    pub(super) fn record(
+        &mut self,
+        tally: &mut Tally,
+        args: &[Vec<u8>],
+        reply: String,
+        refusal: Option<Refusal>,
+    ) {
+        let command = match self.world.upgrade() {
+            Some(world) => {
+                let world = enter(&world);
+                super::shown(args, |a| world.keys.display(a))
+            }
+            None => super::shown(args, str::to_owned),
+        };
+        self.steps.push(Step::Sent { command, reply });
+        tally.count();
+        if let (Some(refusal), Some(ledger)) = (refusal, &self.ledger) {
+            ledger.note(refusal, self.steps.clone());
+        }
+    }
+
+    /// Follows the lock's own `MULTI` … `EXEC` through the commands `sent`.
+    fn follow_multi<'a>(&mut self, sent: impl IntoIterator<Item = &'a Vec<Vec<u8>>>) {
+        for args in sent {
+            match confine::name_of(args).as_str() {
+                "MULTI" => self.in_multi = true,
+                "EXEC" | "DISCARD" => self.in_multi = false,
+                _ => {}
+            }
+        }
+    }
+
+    /// One command of the lock's code, through the wire.
+    pub(super) fn one(&mut self, tally: &mut Tally, cmd: &[u8]) -> RedisResult<Value> {
+        let received_ms = super::timing::wall_clock_ms();
+        self.before_command(tally)?;
+        let admitted = match self.admit(cmd) {
+            Ok(admitted) => admitted,
+            Err(refusal) => return Err(self.refuse(tally, cmd, refusal)),
+        };
+        let Some(one) = admitted.first() else {
+            return self.inner.req_packed_command(cmd);
+        };
+        let sent = Instant::now();
+        let mut sighting = Sighting::default();
+        let reply = if one.answered_here {
+            sighting.ran_at = self.ran_at_ms;
+            self.virtual_time()
+        } else {
+            let out = super::show::pack(&one.args);
+            let opens_multi = confine::name_of(&one.args) == "MULTI";
+            let reply = if self.in_multi || opens_multi {
+                // Anything sent behind it would be queued in the transaction.
+                if opens_multi {
+                    self.ran_at_ms = None;
+                }
+                self.inner.req_packed_command(&out)
+            } else {
+                let (reply, seen) = crate::clock::sent_timed(&mut self.inner, &out, &self.timed);
+                self.ran_at_ms = if super::timing::names_an_instant(&one.args, received_ms) {
+                    // The lock read its clock a little before: up to 5 ms earlier.
+                    Some((received_ms.saturating_sub(5), received_ms))
+                } else {
+                    seen.ran_at
+                };
+                sighting.expiries = seen.expiries;
+                reply
+            };
+            sighting.ran_at = self.ran_at_ms;
+            self.follow_multi([&one.args]);
+            self.in_virtual_time(&one.args, reply)
+        };
+        let reply = match reply {
+            Ok(value) if confine::name_of(&one.args) == "FUNCTION|LOAD" => {
+                self.loaded(tally, &one.args, value)
+            }
+            reply => reply,
+        };
+        self.after_command(tally, &unpack(cmd), &reply, sent, &sighting)?;
+        reply
+    }
+
+    /// A pipeline is one step: the grader does not step in between its
+    /// commands (in a `MULTI`/`EXEC` nobody can). One refused command keeps
+    /// the whole pipeline from going out.
+    pub(super) fn pipeline(
+        &mut self,
+        tally: &mut Tally,
+        cmd: &[u8],
+        offset: usize,
+        count: usize,
+    ) -> RedisResult<Vec<Value>> {
+        self.before_command(tally)?;
+        let args: Vec<Vec<Vec<u8>>> = match self.admit(cmd) {
+            Ok(admitted) => admitted.into_iter().map(|a| a.args).collect(),
+            Err(refusal) => return Err(self.refuse(tally, &pipeline_label(cmd), refusal)),
+        };
+        // A TIME in a pipeline goes to Redis: its answer is real time.
+        let out: Vec<u8> = args.iter().flat_map(|a| super::show::pack(a)).collect();
+        let sent = Instant::now();
+        // Round trips of their own: a TIME inside the pipeline would shift its replies.
+        let time = |inner: &mut Connection| {
+            redis::cmd("TIME")
+                .query::<Value>(inner)
+                .ok()
+                .and_then(crate::clock::time_ms)
+        };
+        let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+        let replies = self.inner.req_packed_commands(&out, offset, count);
+        self.follow_multi(&args);
+        let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+        self.ran_at_ms = before.zip(after);
+        let shown = replies
+            .as_ref()
+            .map(|v| Value::Array(v.clone()))
+            .map_err(|e| e.clone());
+        let sighting = Sighting {
+            ran_at: self.ran_at_ms,
+            expiries: None,
+        };
+        let label = unpack(&pipeline_label(cmd));
+        self.after_command(tally, &label, &shown, sent, &sighting)?;
+        replies
+    }
+
+    /// Sends `WAIT replicas timeout_ms` for the course's own client code (see
+    /// [`super::Wire::wait_for_replicas`]).
+    pub(super) fn wait_for_replicas(&mut self, replicas: u64, timeout_ms: u64) -> RedisResult<u64> {
+        let acked: u64 = redis::cmd("WAIT")
+            .arg(replicas)
+            .arg(timeout_ms)
+            .query(&mut self.inner)?;
+        self.steps.push(Step::Sent {
+            command: format!("WAIT {replicas} {timeout_ms}"),
+            reply: format!("(integer) {acked}"),
+        });
+        Ok(acked)
+    }
+
+    /// Leaves the turn-taking, if any (at the end of a call).
+    pub(super) fn leave_turns(&mut self) {
+        if let Some((turns, me)) = self.turns.take() {
+            turns.leave(me);
+        }
+    }
+}
