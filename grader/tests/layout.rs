@@ -62,7 +62,8 @@ fn lock_fields(path: &str) -> Vec<String> {
 /// The tables of functions that cannot read the exercises' descriptors (the
 /// learner compiles them, and they must not link the grader) hold the
 /// descriptors' functions, in the course's order: the runner's `Lock`, the
-/// learner's `YOURS`, and the grader's own `Lock` (which also has a name).
+/// learner's `YOURS`, the stubs' lock of `tests/stubs.rs`, and the grader's
+/// own `Lock` (which also has a name).
 #[test]
 fn every_table_of_functions_is_the_descriptors() {
     let functions: Vec<String> = EXERCISES
@@ -81,15 +82,18 @@ fn every_table_of_functions_is_the_descriptors() {
         graders, functions,
         "grader/src/lock.rs: `Lock` must hold its name, then the exercises' functions, in order"
     );
-    let yours: Vec<String> = read("exercises/runner/main.rs")
-        .lines()
-        .filter_map(|l| l.trim().split_once(": exercises::"))
-        .map(|(field, _)| field.to_string())
-        .collect();
-    assert_eq!(
-        yours, functions,
-        "exercises/runner/main.rs: `YOURS` must hand over the exercises' functions, in order"
-    );
+    // The learner's runner, and the grader's test that links the stubs themselves.
+    for path in ["exercises/runner/main.rs", "grader/tests/stubs.rs"] {
+        let handed: Vec<String> = read(path)
+            .lines()
+            .filter_map(|l| l.trim().split_once(": exercises::"))
+            .map(|(field, _)| field.to_string())
+            .collect();
+        assert_eq!(
+            handed, functions,
+            "{path}: its lock must hand over the exercises' functions, in order"
+        );
+    }
 }
 
 /// The `pub fn` signatures of a file, whitespace folded.
