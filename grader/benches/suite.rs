@@ -217,7 +217,7 @@ fn commands_processed(con: &mut redis::Connection) -> Result<u64, String> {
 }
 
 fn explorer() -> Result<Explorer, String> {
-    use grader::explore::{self, Exercise};
+    use grader::explore::{self, Subject};
     let server = server::shared().map_err(|e| e.to_string())?;
     let mut con = server.connect().map_err(|e| e.to_string())?;
     let pings = 2000;
@@ -231,10 +231,10 @@ fn explorer() -> Result<Explorer, String> {
     let before = commands_processed(&mut con)?;
     let started = Instant::now();
     for (check, exercise) in [
-        ("acquire::explored", Exercise::Acquire),
-        ("release::explored", Exercise::Release),
-        ("fencing::explored", Exercise::Fencing),
-        ("storage::explored", Exercise::Storage),
+        ("acquire::explored", Subject::Acquire),
+        ("release::explored", Subject::Release),
+        ("fencing::explored", Subject::Fencing),
+        ("storage::explored", Subject::Storage),
     ] {
         let seeds = explore::seed_list(check, EXPLORED);
         let verdict =

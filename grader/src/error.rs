@@ -34,6 +34,15 @@ pub enum GradeError {
         /// What it held.
         held: String,
     },
+    /// A check plays a scenario the grader's catalogue does not hold: a
+    /// mistake in the grader, which the reference lock's tests catch first.
+    #[error("check {check} plays the scenario {scenario:?}, which the grader's catalogue lacks")]
+    NoSuchScenario {
+        /// The check.
+        check: &'static str,
+        /// The scenario it names.
+        scenario: &'static str,
+    },
     /// An environment variable that steers the grader holds something it cannot read.
     #[error("{var} must be a number, in decimal or as 0x… hex, not {value:?}: fix or unset it")]
     Setting {

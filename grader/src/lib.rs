@@ -1,8 +1,8 @@
 //! The grader of the course *Distributed Locks with Redis*.
 //!
 //! It decides, against a real Redis, whether a lock implementation is safe,
-//! and when it is not, shows why. A lock is a table of six functions
-//! ([`Lock`]); a check ([`checks::CHECKS`]) runs some of them in a small
+//! and when it is not, shows why. A lock is a table of functions, those of
+//! every exercise ([`Lock`], [`exercise::EXERCISES`]); a check ([`checks::CHECKS`]) runs some of them in a small
 //! world of Redis keys, on a virtual clock, watching every command they send;
 //! a failed check prints a report a learner can act on.
 //!
@@ -103,7 +103,11 @@ fn stub_file(function: &str) -> String {
 /// started"), when there is no such check, or when no Redis can be found.
 pub fn grade(name: &str, lock: &Lock) {
     use harness::Outcome;
-    match Outcome::of(name, lock) {
+    let outcome = checks::named(name).map_or_else(
+        || Outcome::no_such_check(name),
+        |check| Outcome::of(check, lock),
+    );
+    match outcome {
         Outcome::Passed => {}
         Outcome::NotStarted { message } => fail(message),
         Outcome::Failed { report } => fail(report),

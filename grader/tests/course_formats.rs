@@ -66,7 +66,7 @@ fn github_has_the_reporters_fields_and_scores_from_the_table() {
     let value = json(Format::Github, &mixed());
     assert_eq!(value["version"], 1);
     assert_eq!(value["status"], "fail");
-    // 3 + 3 + 3 + 5 + 2 from grader/src/course/points.rs.
+    // 3 + 3 + 3 + 5 + 2, the checks' points in their descriptors.
     assert_eq!(value["max_score"], 16);
     let tests = value["tests"].as_array().expect("tests");
     assert_eq!(tests.len(), 5);

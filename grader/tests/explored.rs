@@ -2,14 +2,14 @@
 //! explorer check goes as the model says. `GRADER_EXPLORE=1000` raises the
 //! count (the figure in the grader's README comes from that run).
 
-use grader::explore::{self, Exercise};
+use grader::explore::{self, Subject};
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
 
 /// Histories per check here, unless `GRADER_EXPLORE` says otherwise.
 const HISTORIES: u64 = 100;
 
-fn reference_agrees(check: &str, exercise: Exercise) {
+fn reference_agrees(check: &str, exercise: Subject) {
     let count = std::env::var(explore::EXPLORE_VAR)
         .ok()
         .and_then(|n| n.parse().ok())
@@ -25,32 +25,32 @@ fn reference_agrees(check: &str, exercise: Exercise) {
 
 #[test]
 fn the_reference_acquire_agrees_with_its_model() {
-    reference_agrees("acquire::explored", Exercise::Acquire);
+    reference_agrees("acquire::explored", Subject::Acquire);
 }
 
 #[test]
 fn the_reference_release_agrees_with_its_model() {
-    reference_agrees("release::explored", Exercise::Release);
+    reference_agrees("release::explored", Subject::Release);
 }
 
 #[test]
 fn the_reference_fenced_acquire_agrees_with_its_model() {
-    reference_agrees("fencing::explored", Exercise::Fencing);
+    reference_agrees("fencing::explored", Subject::Fencing);
 }
 
 #[test]
 fn the_reference_storage_agrees_with_its_model() {
-    reference_agrees("storage::explored", Exercise::Storage);
+    reference_agrees("storage::explored", Subject::Storage);
 }
 
 #[test]
 fn the_reference_extend_agrees_with_its_model() {
-    reference_agrees("extend::explored", Exercise::Extend);
+    reference_agrees("extend::explored", Subject::Extend);
 }
 
 #[test]
 fn the_reference_keeper_agrees_with_its_model() {
-    reference_agrees("keeper::explored", Exercise::Keeper);
+    reference_agrees("keeper::explored", Subject::Keeper);
 }
 
 /// The mistakes of `catalogue::unseen` that no check but their explorer

@@ -45,6 +45,57 @@ fn the_learners_runner_holds_every_function_once_and_the_test_none() {
     );
 }
 
+/// The fields of `pub struct Lock` in the file at `path`, in order.
+fn lock_fields(path: &str) -> Vec<String> {
+    let source = read(path);
+    let body = source
+        .split_once("pub struct Lock {")
+        .and_then(|(_, rest)| rest.split_once("\n}"))
+        .map(|(body, _)| body)
+        .unwrap_or_else(|| panic!("{path} declares no `pub struct Lock {{`"));
+    body.lines()
+        .filter_map(|l| l.trim().strip_prefix("pub ")?.split_once(':'))
+        .map(|(field, _)| field.to_string())
+        .collect()
+}
+
+/// The tables of functions that cannot read the exercises' descriptors (the
+/// learner compiles them, and they must not link the grader) hold the
+/// descriptors' functions, in the course's order: the runner's `Lock`, the
+/// learner's `YOURS`, the stubs' lock of `tests/stubs.rs`, and the grader's
+/// own `Lock` (which also has a name).
+#[test]
+fn every_table_of_functions_is_the_descriptors() {
+    let functions: Vec<String> = EXERCISES
+        .iter()
+        .flat_map(|e| e.functions.iter().map(|f| f.to_string()))
+        .collect();
+    assert_eq!(
+        lock_fields("grader/runner/src/lib.rs"),
+        functions,
+        "grader/runner/src/lib.rs: `Lock` must hold the exercises' functions, in order"
+    );
+    let mut graders = lock_fields("grader/src/lock.rs");
+    assert_eq!(graders.first().map(String::as_str), Some("name"));
+    graders.remove(0);
+    assert_eq!(
+        graders, functions,
+        "grader/src/lock.rs: `Lock` must hold its name, then the exercises' functions, in order"
+    );
+    // The learner's runner, and the grader's test that links the stubs themselves.
+    for path in ["exercises/runner/main.rs", "grader/tests/stubs.rs"] {
+        let handed: Vec<String> = read(path)
+            .lines()
+            .filter_map(|l| l.trim().split_once(": exercises::"))
+            .map(|(field, _)| field.to_string())
+            .collect();
+        assert_eq!(
+            handed, functions,
+            "{path}: its lock must hand over the exercises' functions, in order"
+        );
+    }
+}
+
 /// The `pub fn` signatures of a file, whitespace folded.
 fn signatures(source: &str) -> Vec<String> {
     let flat = source.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -107,7 +158,7 @@ fn the_table_of_exercises_is_the_courses() {
     sorted.sort_unstable();
     assert_eq!(
         modules, sorted,
-        "exercises/src/lib.rs must declare one module per exercise of grader/src/exercise.rs"
+        "exercises/src/lib.rs must declare one module per exercise of grader/src/exercise/mod.rs"
     );
     for row in EXERCISES {
         let stub = signatures(&read(&row.stub()));
@@ -120,15 +171,15 @@ fn the_table_of_exercises_is_the_courses() {
             "{}: the table names other functions than the stub declares",
             row.name
         );
-        let chapter = read(&row.chapter());
+        let chapter = read(&row.chapter.path());
         assert!(
             chapter
                 .lines()
                 .next()
-                .is_some_and(|l| l.contains(row.chapter_title)),
+                .is_some_and(|l| l.contains(row.chapter.title)),
             "{} does not open with the title {:?} the table gives exercise {}",
-            row.chapter(),
-            row.chapter_title,
+            row.chapter.path(),
+            row.chapter.title,
             row.name
         );
     }

@@ -1,6 +1,6 @@
 //! The READMEs as a newcomer reads them: the learner's door comes first, is
 //! short and speaks the book's words, and every list or count of the
-//! exercises agrees with the one table, `grader/src/exercise.rs`.
+//! exercises agrees with the one table, `grader/src/exercise/mod.rs`.
 
 use grader::exercise::EXERCISES;
 
@@ -108,7 +108,7 @@ fn every_readme_lists_the_exercises_of_the_table_in_its_order() {
             .map(|f| format!("`{f}`"))
             .collect();
         assert_eq!(cells[2], functions.join(", "), "{row}");
-        assert_eq!(cells[3], exercise.chapter_number, "{row}");
+        assert_eq!(cells[3], exercise.chapter.number, "{row}");
         assert_eq!(
             cells[4],
             format!("`cargo test -p exercises {}::`", exercise.name),

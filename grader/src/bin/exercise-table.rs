@@ -22,7 +22,7 @@ fn main() {
             e.stub(),
             e.solution(),
             e.functions.join(","),
-            e.chapter()
+            e.chapter.path()
         );
     }
 }

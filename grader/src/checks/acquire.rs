@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use super::bench::{Bench, ODD_TTL, TOKEN_A, TOKEN_B, TTL, b_holds, judged, nothing};
-use super::{Ctx, called, scenario_check};
+use super::scenarios::scenario_check;
+use super::{Ctx, called};
 use crate::error::GradeError;
-use crate::explore::Exercise;
+use crate::explore::Subject;
 use crate::judge::Call;
 use crate::judge::acquire::{self as judge, Before, Grant, Key};
 use crate::judge::fencing::{Against, tokens_grow};
@@ -122,7 +123,7 @@ pub fn sets_the_ttl_in_milliseconds(ctx: &Ctx<'_>, taker: Taker) -> Result<Verdi
 
 /// The race scenario, with the learner's acquire.
 pub fn race(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    scenario_check(ctx, "race", Exercise::Acquire.lock_under_test(ctx.lock))
+    scenario_check(ctx, "race", Subject::Acquire.lock_under_test(ctx.lock))
 }
 
 /// The crashed-holder scenario, with the learner's acquire.
@@ -130,7 +131,7 @@ pub fn crashed_holder(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     scenario_check(
         ctx,
         "crashed-holder",
-        Exercise::Acquire.lock_under_test(ctx.lock),
+        Subject::Acquire.lock_under_test(ctx.lock),
     )
 }
 

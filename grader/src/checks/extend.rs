@@ -36,7 +36,7 @@ fn a_extends(
 
 /// A holds the lock with 6 s left; its extend for 1.5 s must make it expire
 /// 1.5 s from now, and say so.
-pub(super) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     a_holds(&mut bench.world())?;
     bench.world().advance_by(4000)?;
@@ -79,7 +79,7 @@ pub(super) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> 
 }
 
 /// B holds the lock; A's extend must change nothing and return false.
-pub(super) fn leaves_another_holders_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn leaves_another_holders_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     b_holds(&mut bench.world())?;
     bench.world().advance_by(3000)?;
@@ -123,7 +123,7 @@ pub(super) fn leaves_another_holders_lock(ctx: &Ctx<'_>) -> Result<Verdict, Grad
 }
 
 /// A's lock expired and nobody took it; A's extend must not bring it back.
-pub(super) fn never_brings_back_a_lost_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn never_brings_back_a_lost_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     a_holds(&mut bench.world())?;
     bench.world().advance_by(TTL.as_millis() as u64 + 2000)?;
@@ -154,7 +154,7 @@ pub(super) fn never_brings_back_a_lost_lock(ctx: &Ctx<'_>) -> Result<Verdict, Gr
 
 /// A renews for 30 s while, at any command boundary, its lock expires and B
 /// takes it for 10 s: B's lock must keep B's TTL.
-pub(super) fn never_renews_a_lock_that_changed_hands(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn never_renews_a_lock_that_changed_hands(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let extend = ctx.lock.extend;
     Probe {
         check: ctx.check,

@@ -163,7 +163,7 @@ macro_rules! ticked {
 
 /// Four leases of a healthy job: after every tick the lock is A's, with at
 /// least two thirds of its TTL left, and the job goes on.
-pub(super) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut lease = Lease::open()?;
     let floor = ms(LEASE) * 2 / 3;
     let mut expiry = lease.bench.world().lock_expiry()?;
@@ -216,7 +216,7 @@ pub(super) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 
 /// A freezes at each tick of the first two renewal periods in turn; see the
 /// module's story.
-pub(super) fn stops_the_job_when_a_renewal_fails(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn stops_the_job_when_a_renewal_fails(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     for freeze in (0..=2 * ms(LEASE) / 3).step_by(TICK_MS as usize) {
         if let Some(verdict) = frozen_at(ctx, freeze)? {
             return Ok(verdict);
@@ -300,16 +300,13 @@ fn frozen_at(ctx: &Ctx<'_>, freeze: u64) -> Result<Option<Verdict>, GradeError> 
 /// renew at other moments than the reference's, so the run is not compared
 /// second by second: no action of A's may come after its lock was gone, and
 /// the run must end as the reference's does (A stopped, counter 2).
-pub(super) fn renewal_pause(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn renewal_pause(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let lock = Lock {
         name: ctx.lock.name,
         keep_alive: ctx.lock.keep_alive,
         ..REFERENCE
     };
-    let scenario = crate::scenario::named("renewal-pause");
-    let Some(scenario) = scenario else {
-        unreachable!("the scenario catalogue lacks renewal-pause")
-    };
+    let scenario = super::scenarios::named(ctx, "renewal-pause")?;
     let mine = crate::run::run(&scenario, &lock)?;
     if mine.halt.is_some() || !mine.violations.is_empty() {
         // Failures and broken rules are told the way every scenario tells them.

@@ -13,30 +13,30 @@
 //! second by second, with the reference lock's run ([`scenarios`]). Whatever
 //! the shape, the rules are judged by [`crate::judge`].
 //!
-//! This file holds the table; each exercise's checks are in the module of
-//! its name, as `exercises/src/` has a file per exercise.
+//! The table of checks is the exercises' descriptors ([`crate::exercise`]),
+//! gathered in [`CHECKS`]; each exercise's checks are in the module of its
+//! name here, as `exercises/src/` has a file per exercise.
 
-mod acquire;
+pub(crate) mod acquire;
 pub mod bench;
-mod extend;
-mod fencing;
-mod keeper;
-mod redlock;
-mod redlock_explored;
-mod redlock_release;
+pub(crate) mod extend;
+pub(crate) mod fencing;
+pub(crate) mod keeper;
+pub(crate) mod redlock;
+pub(crate) mod redlock_explored;
+pub(crate) mod redlock_release;
 pub mod redlock_stories;
-mod release;
+pub(crate) mod release;
 pub mod scenarios;
-mod storage;
+pub(crate) mod storage;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::error::GradeError;
-use crate::explore::{self, Exercise};
+use crate::exercise::EXERCISES;
 use crate::lock::Lock;
 use crate::report::Verdict;
-use scenarios::scenario_check;
 
 /// What a check runs with.
 pub struct Ctx<'a> {
@@ -47,12 +47,17 @@ pub struct Ctx<'a> {
 }
 
 /// One check.
+#[derive(Clone, Copy)]
 pub struct Check {
     /// `exercise::what_it_shows`.
     pub name: &'static str,
     /// What it shows, in one line.
     pub shows: &'static str,
-    run: fn(&Ctx<'_>) -> Result<Verdict, GradeError>,
+    /// What it is worth in the results instructors read
+    /// ([`crate::course::points`]).
+    pub points: u32,
+    /// What it does.
+    pub(crate) run: fn(&Ctx<'_>) -> Result<Verdict, GradeError>,
 }
 
 impl Check {
@@ -72,338 +77,46 @@ impl Check {
     }
 }
 
-/// Every check, exercise by exercise.
-pub const CHECKS: &[Check] = &[
-    Check {
-        name: "token::unique",
-        shows: "a thousand tokens are a thousand different tokens",
-        run: crate::token::unique,
-    },
-    Check {
-        name: "token::unguessable",
-        shows: "tokens carry 120 random bits or more",
-        run: crate::token::unguessable,
-    },
-    Check {
-        name: "acquire::takes_a_free_lock",
-        shows: "acquire takes a free lock with its token",
-        run: |c| acquire::takes_a_free_lock(c, acquire::Taker::Plain(c.lock.acquire)),
-    },
-    Check {
-        name: "acquire::refuses_a_held_lock",
-        shows: "acquire leaves another holder's lock and TTL alone",
-        run: |c| acquire::refuses_a_held_lock(c, acquire::Taker::Plain(c.lock.acquire)),
-    },
-    Check {
-        name: "acquire::sets_the_ttl_in_milliseconds",
-        shows: "a 1.5 s TTL becomes a 1.5 s expiry",
-        run: |c| acquire::sets_the_ttl_in_milliseconds(c, acquire::Taker::Plain(c.lock.acquire)),
-    },
-    Check {
-        name: "acquire::one_winner_among_three",
-        shows: "three clients racing command by command: one wins",
-        run: acquire::race,
-    },
-    Check {
-        name: "acquire::no_lock_without_ttl_after_a_crash",
-        shows: "a crash at any point leaves no immortal lock",
-        run: acquire::crash,
-    },
-    Check {
-        name: "acquire::a_crashed_holder_frees_the_lock",
-        shows: "the crashed-holder scenario",
-        run: acquire::crashed_holder,
-    },
-    Check {
-        name: "acquire::explored",
-        shows: "histories drawn from seeds, with clients stepping in: acquire does what its model says",
-        run: |c| explore::check(c.check, c.lock, Exercise::Acquire),
-    },
-    Check {
-        name: "release::releases_its_own_lock",
-        shows: "release deletes the caller's own lock",
-        run: release::own,
-    },
-    Check {
-        name: "release::leaves_another_holders_lock",
-        shows: "release leaves another client's lock alone",
-        run: release::other,
-    },
-    Check {
-        name: "release::never_deletes_a_lock_that_changed_hands",
-        shows: "the lock changes hands at any point: release spares it",
-        run: release::probe,
-    },
-    Check {
-        name: "release::slow_job",
-        shows: "the slow-job scenario: A releases after its lock expired",
-        run: release::slow_job,
-    },
-    Check {
-        name: "release::explored",
-        shows: "histories drawn from seeds, with clients stepping in: release does what its model says",
-        run: |c| explore::check(c.check, c.lock, Exercise::Release),
-    },
-    Check {
-        name: "fencing::grants_a_token",
-        shows: "a free lock comes with the next fencing token",
-        run: |c| acquire::takes_a_free_lock(c, acquire::Taker::Fenced(c.lock.acquire_fenced)),
-    },
-    Check {
-        name: "fencing::denied_while_held",
-        shows: "a held lock gives no token and stays as it is",
-        run: |c| acquire::refuses_a_held_lock(c, acquire::Taker::Fenced(c.lock.acquire_fenced)),
-    },
-    Check {
-        name: "fencing::sets_the_ttl_in_milliseconds",
-        shows: "a 1.5 s TTL becomes a 1.5 s expiry",
-        run: |c| {
-            acquire::sets_the_ttl_in_milliseconds(c, acquire::Taker::Fenced(c.lock.acquire_fenced))
-        },
-    },
-    Check {
-        name: "fencing::tokens_grow_with_every_grant",
-        shows: "grant after grant, the token grows",
-        run: fencing::grow,
-    },
-    Check {
-        name: "fencing::lock_and_token_in_one_step",
-        shows: "the lock changes hands at any point: the newest grant has the largest token",
-        run: fencing::probe,
-    },
-    Check {
-        name: "fencing::gc_pause_fenced",
-        shows: "the GC-pause scenario with your fenced acquire",
-        run: |c| {
-            scenario_check(
-                c,
-                "gc-pause-fenced",
-                Exercise::Fencing.lock_under_test(c.lock),
-            )
-        },
-    },
-    Check {
-        name: "fencing::explored",
-        shows: "histories drawn from seeds, counters near 9, 99 and 2^53: acquire_fenced does what its model says",
-        run: |c| explore::check(c.check, c.lock, Exercise::Fencing),
-    },
-    Check {
-        name: "storage::accepts_newer_and_equal_tokens",
-        shows: "33, 33 again, then 34: all accepted",
-        run: storage::accepts,
-    },
-    Check {
-        name: "storage::rejects_an_older_token",
-        shows: "34, then 33: refused",
-        run: storage::rejects,
-    },
-    Check {
-        name: "storage::remembers_the_highest_token",
-        shows: "the row's fence field follows the highest token",
-        run: storage::remembers,
-    },
-    Check {
-        name: "storage::fences_reads",
-        shows: "a read with 34 fences off 33",
-        run: storage::reads,
-    },
-    Check {
-        name: "storage::checks_and_writes_in_one_step",
-        shows: "a newer write lands at any point: the stale one never overwrites it",
-        run: storage::probe,
-    },
-    Check {
-        name: "storage::fenced_reads",
-        shows: "the fenced-reads scenario with your storage",
-        run: |c| scenario_check(c, "fenced-reads", Exercise::Storage.lock_under_test(c.lock)),
-    },
-    Check {
-        name: "storage::long_pause_fenced",
-        shows: "the 40 s pause with your storage",
-        run: |c| {
-            scenario_check(
-                c,
-                "long-pause-fenced",
-                Exercise::Storage.lock_under_test(c.lock),
-            )
-        },
-    },
-    Check {
-        name: "storage::explored",
-        shows: "histories drawn from seeds, rows missing or partial, tokens across 9 → 10: the storage does what its model says",
-        run: |c| explore::check(c.check, c.lock, Exercise::Storage),
-    },
-    Check {
-        name: "extend::renews_its_own_lock",
-        shows: "A's lock, 6 s left: a renewal for 1.5 s makes it expire 1.5 s from now",
-        run: extend::renews_its_own_lock,
-    },
-    Check {
-        name: "extend::leaves_another_holders_lock",
-        shows: "B's lock: A's renewal returns false and leaves its TTL alone",
-        run: extend::leaves_another_holders_lock,
-    },
-    Check {
-        name: "extend::never_brings_back_a_lost_lock",
-        shows: "A's lock expired: A's renewal returns false and creates nothing",
-        run: extend::never_brings_back_a_lost_lock,
-    },
-    Check {
-        name: "extend::never_renews_a_lock_that_changed_hands",
-        shows: "the lock changes hands at any point: B's lock keeps B's TTL",
-        run: extend::never_renews_a_lock_that_changed_hands,
-    },
-    Check {
-        name: "extend::explored",
-        shows: "histories drawn from seeds, renewals by holders and others, before and after expiry: extend does what its model says",
-        run: |c| explore::check(c.check, c.lock, Exercise::Extend),
-    },
-    Check {
-        name: "keeper::renews_in_time",
-        shows: "four leases of a healthy job: the lock never falls below two thirds of its TTL",
-        run: keeper::renews_in_time,
-    },
-    Check {
-        name: "keeper::stops_the_job_when_a_renewal_fails",
-        shows: "A freezes past its TTL at every tick in turn: the job stops before its next write, for good",
-        run: keeper::stops_the_job_when_a_renewal_fails,
-    },
-    Check {
-        name: "keeper::renewal_pause",
-        shows: "the renewal-pause scenario with your keeper: A stops before writing",
-        run: keeper::renewal_pause,
-    },
-    Check {
-        name: "keeper::explored",
-        shows: "histories drawn from seeds, ticks at odd times, the key expiring, taken, deleted or a hash between them: each tick does what its model says",
-        run: |c| explore::check(c.check, c.lock, Exercise::Keeper),
-    },
-    Check {
-        name: "redlock::takes_a_majority",
-        shows: "five free nodes: the lock on all five, valid for the TTL minus the drift",
-        run: redlock::takes_a_majority,
-    },
-    Check {
-        name: "redlock::counts_the_time_spent",
-        shows: "nodes that answer late: the time spent comes off the validity",
-        run: redlock::counts_the_time_spent,
-    },
-    Check {
-        name: "redlock::carries_on_without_two_nodes",
-        shows: "a node paused and a node down: three nodes are still a majority",
-        run: redlock::carries_on_without_two_nodes,
-    },
-    Check {
-        name: "redlock::refuses_without_a_majority",
-        shows: "two nodes of five: refused, and released on every node",
-        run: redlock::refuses_without_a_majority,
-    },
-    Check {
-        name: "redlock::gives_up_when_the_ttl_is_spent",
-        shows: "a TTL spent while asking: refused, and released on every node",
-        run: redlock::gives_up_when_the_ttl_is_spent,
-    },
-    Check {
-        name: "redlock::release_frees_every_node",
-        shows: "release deletes the caller's lock on every node",
-        run: redlock_release::release_frees_every_node,
-    },
-    Check {
-        name: "redlock::release_spares_another_holder",
-        shows: "release leaves the nodes another client took",
-        run: redlock_release::release_spares_another_holder,
-    },
-    Check {
-        name: "redlock::release_compares_and_deletes_in_one_step",
-        shows: "another client stepping in at every boundary of the release keeps its lock",
-        run: redlock_release::release_compares_and_deletes_in_one_step,
-    },
-    Check {
-        name: "redlock::explored",
-        shows: "situations drawn from seeds, nodes paused, down, held or late: acquire does what its model says",
-        run: redlock_explored::explored,
-    },
-    Check {
-        name: "redlock::clock_jump",
-        shows: "Kleppmann's clock jump: two clients each hold a majority",
-        run: |c| redlock_stories::check(c, "clock_jump"),
-    },
-    Check {
-        name: "redlock::restart_without_persistence",
-        shows: "a node restarted empty grants the lock a second time",
-        run: |c| redlock_stories::check(c, "restart_without_persistence"),
-    },
-    Check {
-        name: "redlock::delayed_restart",
-        shows: "a node that stays down for the TTL prevents the second grant",
-        run: |c| redlock_stories::check(c, "delayed_restart"),
-    },
-    Check {
-        name: "redlock::pause_longer_than_validity",
-        shows: "a client paused past its validity: the next client takes the lock",
-        run: |c| redlock_stories::check(c, "pause_longer_than_validity"),
-    },
-    Check {
-        name: "redlock::pause_longer_than_validity_fenced",
-        shows: "the same pause with fencing tokens from a counter: A's late write rejected",
-        run: |c| redlock_stories::check(c, "pause_longer_than_validity_fenced"),
-    },
-    Check {
-        name: "scenarios::normal_run",
-        shows: "three jobs, counter 3",
-        run: |c| scenario_check(c, "normal-run", *c.lock),
-    },
-    Check {
-        name: "scenarios::race",
-        shows: "three clients at the same instant",
-        run: |c| scenario_check(c, "race", *c.lock),
-    },
-    Check {
-        name: "scenarios::gc_pause",
-        shows: "A freezes past its TTL; no fencing",
-        run: |c| scenario_check(c, "gc-pause", *c.lock),
-    },
-    Check {
-        name: "scenarios::gc_pause_fenced",
-        shows: "the same pause with fencing: A's write rejected",
-        run: |c| scenario_check(c, "gc-pause-fenced", *c.lock),
-    },
-    Check {
-        name: "scenarios::fenced_reads",
-        shows: "B's fenced read fences A off",
-        run: |c| scenario_check(c, "fenced-reads", *c.lock),
-    },
-    Check {
-        name: "scenarios::slow_job",
-        shows: "a 12 s job over a 10 s TTL",
-        run: |c| scenario_check(c, "slow-job", *c.lock),
-    },
-    Check {
-        name: "scenarios::long_pause",
-        shows: "a 40 s pause over a 30 s TTL",
-        run: |c| scenario_check(c, "long-pause", *c.lock),
-    },
-    Check {
-        name: "scenarios::long_pause_fenced",
-        shows: "the 40 s pause with fencing",
-        run: |c| scenario_check(c, "long-pause-fenced", *c.lock),
-    },
-    Check {
-        name: "scenarios::crashed_holder",
-        shows: "the holder crashes; its lock frees itself",
-        run: |c| scenario_check(c, "crashed-holder", *c.lock),
-    },
-    Check {
-        name: "scenarios::failover_lost_lock",
-        shows: "the primary dies before its replica has A's lock: B gets it too",
-        run: |c| scenario_check(c, "failover-lost-lock", *c.lock),
-    },
-    Check {
-        name: "scenarios::failover_wait",
-        shows: "WAIT after each grant: a lock no replica has is given back",
-        run: |c| scenario_check(c, "failover-wait", *c.lock),
-    },
-];
+/// Every check, exercise by exercise in the course's order, then the
+/// stories played with the whole lock: the checks of the exercises'
+/// descriptors ([`crate::exercise::EXERCISES`]), gathered when the grader is
+/// compiled, so that no list of checks is kept by hand.
+pub const CHECKS: &[Check] = &GATHERED;
+
+/// How many checks the descriptors hold.
+const COUNT: usize = {
+    let mut n = crate::exercise::scenarios::CHECKS.len();
+    let mut i = 0;
+    while i < EXERCISES.len() {
+        n += EXERCISES[i].checks.len();
+        i += 1;
+    }
+    n
+};
+
+/// The descriptors' checks, one after the other.
+const GATHERED: [Check; COUNT] = {
+    let groups = EXERCISES;
+    // Every slot is written below; the first check only fills the array until then.
+    let mut all = [crate::exercise::scenarios::CHECKS[0]; COUNT];
+    let mut at = 0;
+    let mut g = 0;
+    while g <= groups.len() {
+        let checks = if g < groups.len() {
+            groups[g].checks
+        } else {
+            crate::exercise::scenarios::CHECKS
+        };
+        let mut c = 0;
+        while c < checks.len() {
+            all[at] = checks[c];
+            at += 1;
+            c += 1;
+        }
+        g += 1;
+    }
+    all
+};
 
 /// The reference's play of the story `name`, played once per process and then remembered.
 ///

@@ -96,7 +96,7 @@ pub(crate) fn release(
 }
 
 /// The verdict when the function under check failed.
-pub(super) fn failed(
+pub(crate) fn failed(
     ctx: &Ctx<'_>,
     function: &'static str,
     failure: Failure,
@@ -120,7 +120,7 @@ fn evidence(c: &SharedCluster, function: &str) -> String {
 }
 
 /// A failed check: `property` broke, as `what` says.
-pub(super) fn broken(ctx: &Ctx<'_>, c: &SharedCluster, function: &str, v: Violation) -> Verdict {
+pub(crate) fn broken(ctx: &Ctx<'_>, c: &SharedCluster, function: &str, v: Violation) -> Verdict {
     Verdict::Fail(Box::new(Report::broken(
         ctx.check,
         ctx.lock.name,
@@ -130,7 +130,7 @@ pub(super) fn broken(ctx: &Ctx<'_>, c: &SharedCluster, function: &str, v: Violat
 }
 
 /// The nodes holding `token`, as "0, 2, 4" (or "none").
-pub(super) fn nodes_of(c: &SharedCluster, token: &str) -> Result<(usize, String), GradeError> {
+pub(crate) fn nodes_of(c: &SharedCluster, token: &str) -> Result<(usize, String), GradeError> {
     let holders = enter(c).holders()?;
     let on: Vec<String> = holders
         .iter()
@@ -246,14 +246,14 @@ fn judge_refusal(
 }
 
 /// All five nodes free: A gets them all, valid for the TTL minus the drift.
-pub(super) fn takes_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn takes_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
     judge_grant(ctx, &c, got, NODES)
 }
 
 /// Every node answers 400 ms late: the time spent comes off the validity.
-pub(super) fn counts_the_time_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn counts_the_time_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     for i in 0..NODES {
         enter(&c).delay(i, 400);
@@ -263,7 +263,7 @@ pub(super) fn counts_the_time_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError
 }
 
 /// Node 1 paused and node 3 down: three nodes are a majority still.
-pub(super) fn carries_on_without_two_nodes(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn carries_on_without_two_nodes(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     {
         let mut cluster = enter(&c);
@@ -275,7 +275,7 @@ pub(super) fn carries_on_without_two_nodes(ctx: &Ctx<'_>) -> Result<Verdict, Gra
 }
 
 /// B holds nodes 0, 1 and 2: A gets two nodes, no majority, and must leave none locked.
-pub(super) fn refuses_without_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn refuses_without_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     for i in 0..3 {
         enter(&c).take(i, TOKEN_B, TTL.as_millis() as u64)?;
@@ -290,7 +290,7 @@ pub(super) fn refuses_without_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, Grade
 }
 
 /// A 1 s TTL and nodes that answer 300 ms late: the TTL is spent before the last node answers.
-pub(super) fn gives_up_when_the_ttl_is_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn gives_up_when_the_ttl_is_spent(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     for i in 0..NODES {
         enter(&c).delay(i, 300);

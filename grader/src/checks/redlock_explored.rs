@@ -47,7 +47,7 @@ impl Found {
 }
 
 /// Explores the seeds of [`explore::seeds`].
-pub(super) fn explored(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn explored(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     for seed in explore::seeds(ctx.check)? {
         let situation = Situation::draw(seed, NODES);
         let Some(found) = play(ctx, &situation)? else {

@@ -14,7 +14,7 @@ use crate::report::Verdict;
 use crate::verdict::{Property, Violation};
 
 /// A holds every node: its release frees all five.
-pub(super) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     for i in 0..NODES {
         enter(&c).take(i, TOKEN_A, TTL.as_millis() as u64)?;
@@ -41,7 +41,7 @@ pub(super) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeEr
 }
 
 /// A's lock expired on nodes 3 and 4 and B took them: A's release must leave them to B.
-pub(super) fn release_spares_another_holder(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+pub(crate) fn release_spares_another_holder(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let c = Cluster::open()?.shared();
     for i in 0..NODES {
         let token = if i < 3 { TOKEN_A } else { TOKEN_B };
@@ -82,7 +82,7 @@ pub(super) fn release_spares_another_holder(ctx: &Ctx<'_>) -> Result<Verdict, Gr
 
 /// At every command boundary of A's release in turn, A's lock expires everywhere and B takes
 /// every node: a release that reads, then deletes, deletes B's lock.
-pub(super) fn release_compares_and_deletes_in_one_step(
+pub(crate) fn release_compares_and_deletes_in_one_step(
     ctx: &Ctx<'_>,
 ) -> Result<Verdict, GradeError> {
     let mut boundary = 0;

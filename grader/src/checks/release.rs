@@ -1,9 +1,10 @@
 //! The checks of exercise 3, `release`.
 
 use super::bench::{Bench, TOKEN_A, TOKEN_B, a_holds, b_holds, expire_and_let_b_in, judged};
-use super::{Ctx, called, scenario_check};
+use super::scenarios::scenario_check;
+use super::{Ctx, called};
 use crate::error::GradeError;
-use crate::explore::Exercise;
+use crate::explore::Subject;
 use crate::judge::Call;
 use crate::judge::release::{Held, releasing, spares_others};
 use crate::probe::{Attempt, Probe};
@@ -69,5 +70,5 @@ pub fn probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 
 /// The slow-job scenario, with the learner's release.
 pub fn slow_job(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    scenario_check(ctx, "slow-job", Exercise::Release.lock_under_test(ctx.lock))
+    scenario_check(ctx, "slow-job", Subject::Release.lock_under_test(ctx.lock))
 }

@@ -23,19 +23,26 @@ use crate::verdict::{Property, Violation};
 
 /// Plays the scenario with `lock`, then holds the run to the rules and to the
 /// reference lock's run.
-pub fn scenario_check(ctx: &Ctx<'_>, name: &str, lock: Lock) -> Result<Verdict, GradeError> {
-    let Some(scenario) = scenario::named(name) else {
-        unreachable!(
-            "check {} names the scenario {name}, which the catalogue lacks",
-            ctx.check
-        )
-    };
+pub fn scenario_check(
+    ctx: &Ctx<'_>,
+    name: &'static str,
+    lock: Lock,
+) -> Result<Verdict, GradeError> {
+    let scenario = named(ctx, name)?;
     let mine = run::run(&scenario, &lock)?;
     let verdict = judge_scenario(ctx, &scenario, lock, &mine)?;
     // The player steps through a failed run second by second (`cargo course open`).
     let failed = matches!(verdict, Verdict::Fail(_));
     crate::recording::keep(ctx.check, failed.then_some(&mine.timeline));
     Ok(verdict)
+}
+
+/// The scenario `name` that the check of `ctx` plays.
+pub(crate) fn named(ctx: &Ctx<'_>, name: &'static str) -> Result<scenario::Scenario, GradeError> {
+    scenario::named(name).ok_or(GradeError::NoSuchScenario {
+        check: ctx.check,
+        scenario: name,
+    })
 }
 
 /// Holds a played run to the rules, then to the reference lock's run.

@@ -68,8 +68,12 @@ pub enum Command {
 /// `cargo course reset`.
 #[derive(Debug, clap::Args)]
 pub struct ResetArgs {
-    /// The exercise, as its file under exercises/src is named (token, acquire, …).
-    #[arg(value_name = "EXERCISE")]
+    /// The exercise, as its file under exercises/src is named: its help
+    /// names every exercise of the table ([`crate::exercise::names`]).
+    #[arg(value_name = "EXERCISE", help = format!(
+        "The exercise, as its file under exercises/src is named: {}",
+        crate::exercise::names()
+    ))]
     pub exercise: String,
     /// Do not ask first.
     #[arg(long)]

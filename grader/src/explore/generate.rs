@@ -14,7 +14,7 @@
 //! step may go) only to choose sensible next steps: who holds the lock, what
 //! the highest token is. The history itself is plain data.
 
-use super::history::{Actor, Call, Exercise, History, Move, Start, Step, StepIn};
+use super::history::{Actor, Call, History, Move, Start, Step, StepIn, Subject};
 use super::rng::Rng;
 use crate::model::{self, Op, Row, State};
 
@@ -50,7 +50,7 @@ pub(super) const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 
 const PAST_EVERY_TTL: u64 = 61_000;
 
 /// The history for `seed`.
-pub fn history(exercise: Exercise, seed: u64) -> History {
+pub fn history(exercise: Subject, seed: u64) -> History {
     let mut rng = Rng::new(seed);
     let clients = 2 + rng.below(3) as usize;
     let mut tokens: Vec<String> = (0..clients)
@@ -79,7 +79,7 @@ pub fn history(exercise: Exercise, seed: u64) -> History {
     h.start = start(&mut rng, exercise, clients);
     let mut state = initial(&h);
     let steps = 3 + rng.below(5);
-    if exercise == Exercise::Keeper {
+    if exercise == Subject::Keeper {
         // A lease lives longer than a few calls: more steps, each a tick or
         // what happens to the key between two.
         for _ in 0..steps + 5 {
@@ -114,20 +114,20 @@ fn boundary(rng: &mut Rng) -> u64 {
     }
 }
 
-fn start(rng: &mut Rng, exercise: Exercise, clients: usize) -> Start {
+fn start(rng: &mut Rng, exercise: Subject, clients: usize) -> Start {
     let mut start = Start::default();
     match exercise {
         // A took the lock at t = 0, with the lease's TTL, and keeps it.
-        Exercise::Keeper => start.lock = Some((0, super::keeper::lease(rng))),
-        Exercise::Acquire | Exercise::Release | Exercise::Fencing | Exercise::Extend => {
+        Subject::Keeper => start.lock = Some((0, super::keeper::lease(rng))),
+        Subject::Acquire | Subject::Release | Subject::Fencing | Subject::Extend => {
             if rng.chance(1, 2) {
                 start.lock = Some((rng.below(clients as u64) as usize, rng.pick(TTLS)));
             }
-            if exercise == Exercise::Fencing && rng.chance(5, 6) {
+            if exercise == Subject::Fencing && rng.chance(5, 6) {
                 start.counter = Some(boundary(rng));
             }
         }
-        Exercise::Storage => {
+        Subject::Storage => {
             let fence = boundary(rng);
             let value = rng.pick(&[0, 1, 7, 42, -5, 1_000_000]);
             match rng.below(4) {
@@ -216,13 +216,13 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         return Step::Wait(wait(rng, state));
     }
     let client = match (h.exercise, holder) {
-        (Exercise::Release | Exercise::Extend, Some(holder)) if rng.chance(1, 2) => holder,
+        (Subject::Release | Subject::Extend, Some(holder)) if rng.chance(1, 2) => holder,
         _ => rng.below(clients) as usize,
     };
     // A held lock is often released by its holder, so that the next
     // acquire finds it free: most mistakes show on a free lock.
     let (client, call) = match (h.exercise, holder) {
-        (Exercise::Acquire | Exercise::Fencing, Some(holder)) if rng.chance(1, 3) => {
+        (Subject::Acquire | Subject::Fencing, Some(holder)) if rng.chance(1, 3) => {
             (holder, Call::Release)
         }
         _ => (client, next_call(rng, h, state)),
@@ -253,29 +253,29 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
 
 fn next_call(rng: &mut Rng, h: &History, state: &State) -> Call {
     match h.exercise {
-        Exercise::Acquire | Exercise::Fencing if rng.chance(1, 8) => Call::Release,
-        Exercise::Acquire => Call::Acquire {
+        Subject::Acquire | Subject::Fencing if rng.chance(1, 8) => Call::Release,
+        Subject::Acquire => Call::Acquire {
             ttl_ms: rng.pick(TTLS),
         },
-        Exercise::Fencing => Call::AcquireFenced {
+        Subject::Fencing => Call::AcquireFenced {
             ttl_ms: rng.pick(TTLS),
         },
-        Exercise::Release if rng.chance(2, 5) => Call::Acquire {
+        Subject::Release if rng.chance(2, 5) => Call::Acquire {
             ttl_ms: rng.pick(TTLS),
         },
-        Exercise::Release => Call::Release,
+        Subject::Release => Call::Release,
         // Renewals by holders and others, with other TTLs, before and after expiry.
-        Exercise::Extend if rng.chance(1, 3) => Call::Acquire {
+        Subject::Extend if rng.chance(1, 3) => Call::Acquire {
             ttl_ms: rng.pick(TTLS),
         },
-        Exercise::Extend if rng.chance(1, 6) => Call::Release,
-        Exercise::Extend => Call::Extend {
+        Subject::Extend if rng.chance(1, 6) => Call::Release,
+        Subject::Extend => Call::Extend {
             ttl_ms: rng.pick(TTLS),
         },
-        Exercise::Keeper => Call::Acquire {
+        Subject::Keeper => Call::Acquire {
             ttl_ms: rng.pick(TTLS),
         },
-        Exercise::Storage => storage_call(rng, token_base(h, state), state.row.value),
+        Subject::Storage => storage_call(rng, token_base(h, state), state.row.value),
     }
 }
 
@@ -329,7 +329,7 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     let client = rng.pick(&others);
     let ttl_ms = rng.pick(TTLS);
     let moves = match h.exercise {
-        Exercise::Acquire | Exercise::Release | Exercise::Extend | Exercise::Keeper => {
+        Subject::Acquire | Subject::Release | Subject::Extend | Subject::Keeper => {
             match rng.below(4) {
                 0 | 1 => vec![Move::ExpireLock, Move::Call(Call::Acquire { ttl_ms })],
                 2 => vec![Move::Call(Call::Acquire { ttl_ms })],
@@ -338,7 +338,7 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
         }
         // Another grant, which may also end before the call goes on: then the
         // call may find the lock free again, with an older number in hand.
-        Exercise::Fencing => match rng.below(5) {
+        Subject::Fencing => match rng.below(5) {
             0 | 1 => vec![Move::ExpireLock, Move::Call(Call::AcquireFenced { ttl_ms })],
             2 => vec![
                 Move::ExpireLock,
@@ -348,7 +348,7 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
             3 => vec![Move::Call(Call::AcquireFenced { ttl_ms })],
             _ => vec![Move::Call(Call::Release)],
         },
-        Exercise::Storage => {
+        Subject::Storage => {
             let base = token_base(h, state);
             // The client stepping in is mostly the newer holder.
             let token = (base + rng.below(3)).clamp(1, EXACT_LIMIT);
@@ -424,12 +424,12 @@ mod tests {
     #[test]
     fn a_seed_makes_one_history() {
         for exercise in [
-            Exercise::Acquire,
-            Exercise::Release,
-            Exercise::Fencing,
-            Exercise::Storage,
-            Exercise::Extend,
-            Exercise::Keeper,
+            Subject::Acquire,
+            Subject::Release,
+            Subject::Fencing,
+            Subject::Storage,
+            Subject::Extend,
+            Subject::Keeper,
         ] {
             for seed in 0..50 {
                 let h = history(exercise, seed);
@@ -443,7 +443,7 @@ mod tests {
     #[test]
     fn fencing_tokens_stay_within_what_lua_holds_exactly() {
         for seed in 0..200 {
-            let h = history(Exercise::Storage, seed);
+            let h = history(Subject::Storage, seed);
             for step in &h.steps {
                 if let Step::Call { call, .. } = step {
                     assert!(

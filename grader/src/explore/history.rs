@@ -6,14 +6,15 @@
 //! is a call by one client (possibly with another client stepping in between
 //! two of its commands, or the caller crashing there) or a wait.
 
+use crate::exercise::{self, Exercise};
 use crate::lock::Lock;
 use crate::model::{Keeper, Op, Touch};
-use crate::reference::LOCK as REFERENCE;
 use crate::verdict::seconds;
 
-/// The exercise whose functions a history tests.
+/// The exercise whose functions a history tests: one of the exercises of
+/// [`crate::exercise::EXERCISES`] that the explorer can draw calls for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exercise {
+pub enum Subject {
     /// `acquire`.
     Acquire,
     /// `release`.
@@ -28,20 +29,16 @@ pub enum Exercise {
     Keeper,
 }
 
-impl Exercise {
-    /// Its row in the course's table of exercises.
-    pub fn row(self) -> &'static crate::exercise::Exercise {
-        let name = match self {
-            Exercise::Acquire => "acquire",
-            Exercise::Release => "release",
-            Exercise::Fencing => "fencing",
-            Exercise::Storage => "storage",
-            Exercise::Extend => "extend",
-            Exercise::Keeper => "keeper",
-        };
-        match crate::exercise::named(name) {
-            Some(row) => row,
-            None => unreachable!("the table of exercises lacks {name}"),
+impl Subject {
+    /// Its descriptor in the course's table of exercises.
+    pub fn row(self) -> &'static Exercise {
+        match self {
+            Subject::Acquire => &exercise::acquire::EXERCISE,
+            Subject::Release => &exercise::release::EXERCISE,
+            Subject::Fencing => &exercise::fencing::EXERCISE,
+            Subject::Storage => &exercise::storage::EXERCISE,
+            Subject::Extend => &exercise::extend::EXERCISE,
+            Subject::Keeper => &exercise::keeper::EXERCISE,
         }
     }
 
@@ -50,33 +47,18 @@ impl Exercise {
     pub fn tests(self, call: &Call) -> bool {
         matches!(
             (self, call),
-            (Exercise::Acquire, Call::Acquire { .. })
-                | (Exercise::Release, Call::Release)
-                | (Exercise::Fencing, Call::AcquireFenced { .. })
-                | (Exercise::Storage, Call::Write { .. } | Call::Read { .. })
-                | (Exercise::Extend, Call::Extend { .. })
-                | (Exercise::Keeper, Call::Keep { .. })
+            (Subject::Acquire, Call::Acquire { .. })
+                | (Subject::Release, Call::Release)
+                | (Subject::Fencing, Call::AcquireFenced { .. })
+                | (Subject::Storage, Call::Write { .. } | Call::Read { .. })
+                | (Subject::Extend, Call::Extend { .. })
+                | (Subject::Keeper, Call::Keep { .. })
         )
     }
 
     /// `lock`'s functions for this exercise, the reference's for the others.
     pub fn lock_under_test(self, lock: &Lock) -> Lock {
-        let mut only = Lock {
-            name: lock.name,
-            ..REFERENCE
-        };
-        match self {
-            Exercise::Acquire => only.acquire = lock.acquire,
-            Exercise::Release => only.release = lock.release,
-            Exercise::Fencing => only.acquire_fenced = lock.acquire_fenced,
-            Exercise::Storage => {
-                only.fenced_write = lock.fenced_write;
-                only.fenced_read = lock.fenced_read;
-            }
-            Exercise::Extend => only.extend = lock.extend,
-            Exercise::Keeper => only.keep_alive = lock.keep_alive,
-        }
-        only
+        self.row().lock_under_test(lock)
     }
 }
 
@@ -86,7 +68,7 @@ pub struct History {
     /// The seed it was made from.
     pub seed: u64,
     /// The exercise it tests.
-    pub exercise: Exercise,
+    pub exercise: Subject,
     /// The lock key's name (without the world's prefix).
     pub lock: String,
     /// The fence counter's name.

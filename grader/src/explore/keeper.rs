@@ -169,7 +169,7 @@ fn touch(rng: &mut Rng, state: &State, lease_ms: u64) -> Touch {
 #[cfg(test)]
 mod tests {
     use super::super::generate::history;
-    use super::super::history::Exercise;
+    use super::super::history::Subject;
     use super::*;
 
     /// Over a few seeds, ticks land exactly on a due time, at a third
@@ -179,7 +179,7 @@ mod tests {
     fn histories_reach_every_corner() {
         let (mut same_now, mut touches, mut taken_back) = (0, [0; 3], 0);
         for seed in 0..200 {
-            let h = history(Exercise::Keeper, seed);
+            let h = history(Subject::Keeper, seed);
             let mut last_was_tick = false;
             for step in &h.steps {
                 match step {

@@ -34,7 +34,7 @@ pub mod rng;
 pub mod shrink;
 pub mod transcript;
 
-pub use history::Exercise;
+pub use history::Subject;
 
 use crate::error::GradeError;
 use crate::lock::Lock;
@@ -54,14 +54,14 @@ pub const SEED_VAR: &str = "GRADER_SEED";
 
 /// The rule a divergent step of `exercise` broke, as its model's judge
 /// names it.
-pub fn judge(exercise: Exercise, d: &Divergence<'_>) -> Violation {
+pub fn judge(exercise: Subject, d: &Divergence<'_>) -> Violation {
     match exercise {
-        Exercise::Acquire => model::acquire::judge(d),
-        Exercise::Release => model::release::judge(d),
-        Exercise::Fencing => model::fencing::judge(d),
-        Exercise::Storage => model::storage::judge(d),
-        Exercise::Extend => model::extend::judge(d),
-        Exercise::Keeper => model::keeper::judge(d),
+        Subject::Acquire => model::acquire::judge(d),
+        Subject::Release => model::release::judge(d),
+        Subject::Fencing => model::fencing::judge(d),
+        Subject::Storage => model::storage::judge(d),
+        Subject::Extend => model::extend::judge(d),
+        Subject::Keeper => model::keeper::judge(d),
     }
 }
 
@@ -102,7 +102,7 @@ fn parse_number(var: &'static str, text: &str) -> Result<u64, GradeError> {
 }
 
 /// Explores `exercise` with `lock` over the seeds [`seeds`] gives.
-pub fn check(check: &str, lock: &Lock, exercise: Exercise) -> Result<Verdict, GradeError> {
+pub fn check(check: &str, lock: &Lock, exercise: Subject) -> Result<Verdict, GradeError> {
     explore(check, lock, exercise, &seeds(check)?)
 }
 
@@ -111,7 +111,7 @@ pub fn check(check: &str, lock: &Lock, exercise: Exercise) -> Result<Verdict, Gr
 pub fn explore(
     check: &str,
     lock: &Lock,
-    exercise: Exercise,
+    exercise: Subject,
     seeds: &[u64],
 ) -> Result<Verdict, GradeError> {
     let lock = exercise.lock_under_test(lock);

@@ -6,7 +6,7 @@
 //! way (the same function, the same rule). A budget of plays bounds the
 //! time a long history can take.
 
-use super::history::{Exercise, History, Step};
+use super::history::{History, Step, Subject};
 use super::play::{self, End, Played};
 use crate::error::GradeError;
 use crate::lock::Lock;
@@ -99,7 +99,7 @@ fn smaller(h: &History) -> Vec<History> {
         }
     }
     // A keeper's history is the story of A's lease: it keeps its start.
-    if h.start.lock.is_some() && h.exercise != Exercise::Keeper {
+    if h.start.lock.is_some() && h.exercise != Subject::Keeper {
         let mut c = h.clone();
         c.start.lock = None;
         out.push(c);

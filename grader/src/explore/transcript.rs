@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::SEED_VAR;
-use super::history::{Exercise, History, client_name};
+use super::history::{History, Subject, client_name};
 use super::play::{End, Played, Record};
 use crate::model::Diff;
 use crate::verdict::seconds;
@@ -24,7 +24,7 @@ pub fn render(check: &str, h: &History, original: usize, played: &Played) -> Str
         String::new()
     };
     let _ = writeln!(out, "An explored history (seed {:#018x}{shrunk}):", h.seed);
-    if h.exercise == Exercise::Keeper {
+    if h.exercise == Subject::Keeper {
         let _ = writeln!(out, "  key:     lock `{}`", h.lock);
     } else {
         let _ = writeln!(
@@ -57,7 +57,7 @@ pub fn render(check: &str, h: &History, original: usize, played: &Played) -> Str
 
 /// What Redis held before the first step.
 fn start(h: &History) -> String {
-    if h.exercise == Exercise::Keeper {
+    if h.exercise == Subject::Keeper {
         return match h.start.lock {
             Some((c, ttl)) => format!(
                 "{} took the lock at t = 0 for {}; its keeper starts with renewed_at 0 s, lost false",

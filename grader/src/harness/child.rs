@@ -15,6 +15,7 @@ use std::os::fd::FromRawFd;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::outcome::Outcome;
+use crate::checks::{self, Check};
 use crate::lock::Lock;
 use crate::{remote, server};
 
@@ -25,13 +26,17 @@ pub(super) const VERDICT_FD_VAR: &str = "GRADER_HARNESS_VERDICT_FD";
 /// The descriptor the channel is given in the child.
 pub(super) const VERDICT_FD: i32 = 3;
 
-/// The check this process was started to run, if it is a check's process.
-pub(super) fn requested() -> Option<String> {
-    std::env::var(CHECK_VAR).ok()
+/// The check this process was started to run, if it is a check's process:
+/// its name, read once from the environment and parsed into the check
+/// itself, or the name that is no check (which the process answers with
+/// [`Outcome::no_such_check`]).
+pub(super) fn requested() -> Option<Result<&'static Check, String>> {
+    let name = std::env::var(CHECK_VAR).ok()?;
+    Some(checks::named(&name).ok_or(name))
 }
 
-/// Runs the check `name` on `lock`, sends the verdict and exits.
-pub(super) fn run(name: &str, lock: &Lock) -> ! {
+/// Runs the `requested` check on `lock`, sends the verdict and exits.
+pub(super) fn run(requested: Result<&'static Check, String>, lock: &Lock) -> ! {
     let fd = match std::env::var(VERDICT_FD_VAR).map(|v| v.parse::<i32>()) {
         Ok(Ok(fd)) if fd > 2 => fd,
         _ => refuse(&format!(
@@ -65,7 +70,10 @@ pub(super) fn run(name: &str, lock: &Lock) -> ! {
         remote::start();
     }
     let outcome = match quietly(server::shared) {
-        Ok(_) => Outcome::of(name, lock),
+        Ok(_) => match requested {
+            Ok(check) => Outcome::of(check, lock),
+            Err(name) => Outcome::no_such_check(&name),
+        },
         Err(e) => Outcome::NotRun {
             reason: format!("the grader could not run this check: {e}"),
         },

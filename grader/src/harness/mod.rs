@@ -79,7 +79,7 @@ pub fn main(lock: &Lock, checks: &[&str]) -> ! {
     // Before anything else, in the harness and in each check's process alike.
     private::keep_out_of_reach();
     if let Some(check) = child::requested() {
-        child::run(&check, lock);
+        child::run(check, lock);
     }
     let code = match Arguments::parse(std::env::args().skip(1)) {
         Ok(args) => run(lock, checks, &args),

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::checks;
+use crate::checks::Check;
 use crate::lock::Lock;
 use crate::report::Verdict;
 
@@ -43,17 +43,20 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Runs the check called `name` on `lock`, in this process, and says how
-    /// it ended (what a check's child process sends back; [`crate::grade`]
-    /// turns it into a test's panic).
-    pub fn of(name: &str, lock: &Lock) -> Outcome {
-        let Some(check) = checks::named(name) else {
-            return Outcome::NotRun {
-                reason: format!(
-                    "no check is called {name:?}; the checks are listed in the grader's checks/mod.rs"
-                ),
-            };
-        };
+    /// The outcome of asking for a check by a name that is none.
+    pub fn no_such_check(name: &str) -> Outcome {
+        Outcome::NotRun {
+            reason: format!(
+                "no check is called {name:?}; `cargo test -p exercises -- --list` lists them \
+                 (each exercise's are in its descriptor, the grader's exercise/ folder)"
+            ),
+        }
+    }
+
+    /// Runs `check` on `lock`, in this process, and says how it ended (what a
+    /// check's child process sends back; [`crate::grade`] turns it into a
+    /// test's panic).
+    pub fn of(check: &Check, lock: &Lock) -> Outcome {
         match check.run(lock) {
             Ok(Verdict::Pass) => Outcome::Passed,
             Ok(Verdict::NotStarted { function, message }) => Outcome::NotStarted {

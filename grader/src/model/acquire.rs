@@ -1,4 +1,4 @@
-//! Exercise 2's model: `acquire` takes a free lock and touches nothing else.
+//! Subject 2's model: `acquire` takes a free lock and touches nothing else.
 //!
 //! A free lock is taken with the caller's token and a TTL of exactly the one
 //! asked for; a lock held by someone else stays as it is, TTL included. A

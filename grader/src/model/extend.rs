@@ -1,4 +1,4 @@
-//! Exercise 6's model: `extend` renews the lock only while it holds the
+//! Subject 6's model: `extend` renews the lock only while it holds the
 //! caller's token, to exactly the TTL asked for, and says whether it did.
 //!
 //! A lock held by someone else, or gone, stays as it is: no TTL moved, no

@@ -1,4 +1,4 @@
-//! Exercise 4's model: `acquire_fenced` is `acquire` plus a token that grows.
+//! Subject 4's model: `acquire_fenced` is `acquire` plus a token that grows.
 //!
 //! The lock key behaves as in [`super::acquire`]. A grant returns a token
 //! above every token handed out before (and above the counter's value at the

@@ -1,4 +1,4 @@
-//! Exercise 7's model: one tick of the lease keeper.
+//! Subject 7's model: one tick of the lease keeper.
 //!
 //! The keeper's state is two values the caller keeps between ticks and the
 //! keeper rewrites: `renewed_at`, the time of the last renewal that

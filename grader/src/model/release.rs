@@ -1,4 +1,4 @@
-//! Exercise 3's model: `release` deletes the lock only while it holds the
+//! Subject 3's model: `release` deletes the lock only while it holds the
 //! caller's token, and says whether it did.
 
 use super::{Answer, Branch, Diff, Divergence, State};

@@ -1,4 +1,4 @@
-//! Exercise 5's model: the storage row refuses tokens older than the
+//! Subject 5's model: the storage row refuses tokens older than the
 //! highest it has seen, and remembers the highest.
 //!
 //! A write with a token at least the row's `fence` stores the value and the

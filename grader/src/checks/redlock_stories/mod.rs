@@ -13,7 +13,7 @@
 mod client;
 mod play;
 mod record;
-mod stories;
+pub mod stories;
 
 pub use play::{Played, play};
 pub use stories::{Fault, STORIES, Story, story};
@@ -28,14 +28,8 @@ use crate::report::{Report, Verdict};
 use crate::sandbox::Failure;
 use crate::verdict::{Property, Violation};
 
-/// Plays the story `name` with the learner's Redlock and with the reference, and compares them.
-pub(super) fn check(ctx: &Ctx<'_>, name: &str) -> Result<Verdict, GradeError> {
-    let Some(story) = story(name) else {
-        unreachable!(
-            "check {} names the story {name}, which is not written",
-            ctx.check
-        )
-    };
+/// Plays `story` with the learner's Redlock and with the reference, and compares them.
+pub(crate) fn check(ctx: &Ctx<'_>, story: &Story) -> Result<Verdict, GradeError> {
     let mine = play(story, ctx.lock)?;
     let verdict = judge(ctx, story, &mine)?;
     // The player steps through a failed run beside the book's (`cargo course open`).

@@ -164,7 +164,7 @@ fn rules_table(h: &mut String, rules: &[(&String, &BTreeSet<&str>)], book: &str)
         let chapter = Property::ALL
             .into_iter()
             .find(|p| p.rule() == rule.as_str())
-            .map(|p| chapter_link(p.chapter(), book))
+            .map(|p| chapter_link(&p.chapter(), book))
             .unwrap_or_default();
         let who: Vec<&str> = who.iter().copied().collect();
         let _ = writeln!(

@@ -26,7 +26,7 @@
 //! - `status`: `pass` (every check passed), `fail` (some check did not), or
 //!   `error` (no check could run: a compile error, no Redis).
 //! - `score` and `max_score`: points earned and possible, from the course's
-//!   points table (`grader/src/course/points.rs`).
+//!   points table (each check's, in its exercise's descriptor under `grader/src/exercise/`).
 //! - `compile_error`: cargo's text when the exercises did not compile, else
 //!   `null`; every check is then listed with status `error`.
 //! - per check: `status` as above; `outcome` says more: `passed`, `failed` (a

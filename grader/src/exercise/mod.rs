@@ -1,15 +1,42 @@
-//! The course's exercises, named once.
+//! The course's exercises, each described once.
 //!
-//! Every other place that needs to know what the exercises are (the stub a
-//! "not started" message points at, the layout tests that keep stubs and
-//! solutions in step, the script that puts the solutions in the stubs' place,
-//! the explorer's choice of functions) reads this table. Adding an exercise
-//! is adding a row here; its checks then go into [`crate::checks`], and the
-//! tests say what else is missing (the learner's test file, the stub).
+//! An exercise is a file of stubs in the learner's crate, its reference
+//! solution, the functions it asks for, the chapter that explains it and its
+//! checks with their points: one descriptor, in a file of its own here
+//! (`token.rs`, `acquire.rs`, …), collected in [`EXERCISES`]. Everything
+//! else that needs to know the exercises reads this table: the harness's
+//! list of checks ([`crate::checks::CHECKS`]), the points
+//! ([`crate::course::points`]), the stub a "not started" message points at,
+//! the layout tests that keep stubs, solutions and the learner's runner in
+//! step, `cargo course reset`, the script that puts the solutions in the
+//! stubs' place (`.ci/learner-path`, through the `exercise-table` binary),
+//! and the explorer's choice of functions.
+//!
+//! Adding an exercise is a stub, a solution, a descriptor here and its row
+//! in [`EXERCISES`]; its checks' code goes into [`crate::checks`], and the
+//! layout tests say what else is missing (the learner's runner, the lock's
+//! table of functions).
+
+pub mod chapter;
+
+pub(crate) mod acquire;
+pub(crate) mod extend;
+pub(crate) mod fencing;
+pub(crate) mod keeper;
+mod redlock;
+pub(crate) mod release;
+pub mod scenarios;
+pub(crate) mod storage;
+mod token;
+
+pub use chapter::Chapter;
+
+use crate::checks::Check;
+use crate::lock::Lock;
 
 /// One exercise: a file of stubs in the learner's crate, its solution, the
-/// functions it asks for, and the chapter that explains it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// functions it asks for, the chapter that explains it, and its checks.
+#[derive(Clone, Copy)]
 pub struct Exercise {
     /// Its place in the course, from 1.
     pub number: u8,
@@ -18,81 +45,40 @@ pub struct Exercise {
     pub name: &'static str,
     /// The learner functions it holds, as [`crate::Lock`] names them.
     pub functions: &'static [&'static str],
-    /// The number of the book chapter that explains it, as the book's table
-    /// of contents shows it (`4.1`).
-    pub chapter_number: &'static str,
-    /// The book chapter that explains it: its file, under `book/src/`.
-    pub chapter_file: &'static str,
-    /// The chapter's title, as its first heading reads.
-    pub chapter_title: &'static str,
+    /// The book chapter that explains it.
+    pub chapter: &'static Chapter,
+    /// Its checks, in the order they are reported.
+    pub checks: &'static [Check],
+    /// Copies its functions from one lock into another: what
+    /// [`Exercise::lock_under_test`] is made with.
+    take: fn(from: &Lock, into: &mut Lock),
 }
+
+impl std::fmt::Debug for Exercise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exercise {} ({})", self.number, self.name)
+    }
+}
+
+impl PartialEq for Exercise {
+    /// Exercises are told apart by their names, which the table's test keeps unique.
+    fn eq(&self, other: &Exercise) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Exercise {}
 
 /// Every exercise, in the order a learner works through them.
 pub const EXERCISES: &[Exercise] = &[
-    Exercise {
-        number: 1,
-        name: "token",
-        functions: &["new_token"],
-        chapter_number: "1",
-        chapter_file: "single-instance.md",
-        chapter_title: "Why a lock, and the single-instance lock",
-    },
-    Exercise {
-        number: 2,
-        name: "acquire",
-        functions: &["acquire"],
-        chapter_number: "1",
-        chapter_file: "single-instance.md",
-        chapter_title: "Why a lock, and the single-instance lock",
-    },
-    Exercise {
-        number: 3,
-        name: "release",
-        functions: &["release"],
-        chapter_number: "2",
-        chapter_file: "releasing.md",
-        chapter_title: "Releasing: check, then delete, in one step",
-    },
-    Exercise {
-        number: 4,
-        name: "fencing",
-        functions: &["acquire_fenced"],
-        chapter_number: "4",
-        chapter_file: "fencing.md",
-        chapter_title: "Fencing tokens",
-    },
-    Exercise {
-        number: 5,
-        name: "storage",
-        functions: &["fenced_write", "fenced_read"],
-        chapter_number: "4.1",
-        chapter_file: "fencing-storage.md",
-        chapter_title: "The storage's side",
-    },
-    Exercise {
-        number: 6,
-        name: "extend",
-        functions: &["extend"],
-        chapter_number: "3.1",
-        chapter_file: "renewal.md",
-        chapter_title: "Renewal and the watchdog",
-    },
-    Exercise {
-        number: 7,
-        name: "keeper",
-        functions: &["keep_alive"],
-        chapter_number: "3.1",
-        chapter_file: "renewal.md",
-        chapter_title: "Renewal and the watchdog",
-    },
-    Exercise {
-        number: 8,
-        name: "redlock",
-        functions: &["redlock_acquire", "redlock_release"],
-        chapter_number: "6",
-        chapter_file: "redlock-practice.md",
-        chapter_title: "Redlock in practice",
-    },
+    token::EXERCISE,
+    acquire::EXERCISE,
+    release::EXERCISE,
+    fencing::EXERCISE,
+    storage::EXERCISE,
+    extend::EXERCISE,
+    keeper::EXERCISE,
+    redlock::EXERCISE,
 ];
 
 impl Exercise {
@@ -109,17 +95,19 @@ impl Exercise {
     /// The chapter as a reader finds it: number, title and file, e.g.
     /// `2, Releasing: check, then delete, in one step (book/src/releasing.md)`.
     pub fn chapter_line(&self) -> String {
-        format!(
-            "{}, {} ({})",
-            self.chapter_number,
-            self.chapter_title,
-            self.chapter()
-        )
+        self.chapter.line()
     }
 
-    /// The chapter's file, from the repository's root.
-    pub fn chapter(&self) -> String {
-        format!("book/src/{}", self.chapter_file)
+    /// `lock`'s functions for this exercise, the reference's for the others:
+    /// what a check of this exercise plays, so that it grades this exercise
+    /// alone.
+    pub fn lock_under_test(&self, lock: &Lock) -> Lock {
+        let mut only = Lock {
+            name: lock.name,
+            ..crate::reference::LOCK
+        };
+        (self.take)(lock, &mut only);
+        only
     }
 }
 
@@ -137,7 +125,7 @@ pub fn page_of(chapter_line: &str) -> Option<String> {
 
 /// The group of checks that plays the book's stories with the whole lock: it
 /// comes after the exercises, and has no file of its own.
-pub const SCENARIOS: &str = "scenarios";
+pub const SCENARIOS: &str = scenarios::NAME;
 
 /// The exercise a check belongs to (or [`SCENARIOS`]): `acquire` for
 /// `acquire::explored`.
@@ -154,11 +142,7 @@ pub fn file_of(exercise: &str) -> Option<String> {
 /// the stories they play), as [`Exercise::chapter_line`] writes it.
 pub fn chapter_of(exercise: &str) -> String {
     named(exercise).map_or_else(
-        || {
-            crate::verdict::Property::SameAsReference
-                .chapter()
-                .to_string()
-        },
+        || crate::verdict::Property::SameAsReference.chapter(),
         Exercise::chapter_line,
     )
 }
@@ -193,13 +177,13 @@ mod tests {
         for e in EXERCISES {
             assert_eq!(
                 page_of(&e.chapter_line()),
-                Some(e.chapter_file.replace(".md", ".html")),
+                Some(e.chapter.file.replace(".md", ".html")),
                 "{}",
                 e.name
             );
         }
         for rule in crate::verdict::Property::ALL {
-            assert!(page_of(rule.chapter()).is_some(), "{rule:?}");
+            assert!(page_of(&rule.chapter()).is_some(), "{rule:?}");
         }
         assert_eq!(page_of("2, Releasing"), None);
     }
