@@ -448,12 +448,17 @@ fn a_killed_test_process_leaves_no_node_behind() {
     }
 }
 
-/// The children of process `pid`, as `/proc` lists them.
+/// The children of process `pid`, as `/proc` lists them for each of its threads.
 fn children_of(pid: u32) -> Vec<i32> {
-    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the child's threads");
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
         .collect()
 }
 
