@@ -19,15 +19,12 @@ use std::time::Duration;
 
 use course_docker_protocol::{ContainerSpec, FailureKind, Inspection, Reply, Request};
 
-use super::engine::{self, unusable};
+use super::engine::{self, DOCKER_CALL_TIMEOUT, docker_available, unexpected, unusable};
 use super::owner::{self, Owner};
 use super::password::{Password, redacted};
 use super::probe::{self, ProbeError};
 use super::sweep::remove_stale_containers;
 use super::{DEFAULT_IMAGE, RedisServer, ServerError, ServerKind, env_nonempty, note};
-
-/// How long a Docker call may take before the engine counts as not answering.
-pub(crate) const DOCKER_CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a container may take from creation to "Ready to accept connections".
 const CONTAINER_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -250,12 +247,6 @@ fn spec(image: &str, password: &Password, placement: Placement) -> ContainerSpec
     }
 }
 
-fn unexpected(reply: &Reply) -> ServerError {
-    ServerError::DockerUnavailable {
-        cause: format!("the Docker helper answered out of turn: {reply:?}"),
-    }
-}
-
 pub(super) fn start_container() -> Result<RedisServer, ServerError> {
     prepare_engine()?;
     let image = image_name();
@@ -395,33 +386,6 @@ pub(crate) fn engine_is_local() -> bool {
 
 fn short_id(id: &str) -> &str {
     &id[..id.len().min(12)]
-}
-
-/// Whether a Docker engine answers here (`Ok`), or why not. The container source needs one;
-/// tools and tests ask before they rely on it. Builds the grader's Docker helper on first need,
-/// unless no engine can be here at all.
-pub fn docker_available() -> Result<(), ServerError> {
-    engine::call(&Request::Check, 2 * DOCKER_CALL_TIMEOUT, |failure| {
-        ServerError::DockerUnavailable {
-            cause: failure.message,
-        }
-    })
-    .map(drop)
-}
-
-/// Whether the engine holds the image `image` already (`Ok(false)`: a start
-/// would have to pull it), or why the engine could not say. Pulls nothing.
-pub fn image_present(image: &str) -> Result<bool, ServerError> {
-    let request = Request::ImagePresent {
-        image: image.to_owned(),
-    };
-    let failed = |failure: course_docker_protocol::Failure| ServerError::DockerUnavailable {
-        cause: failure.message,
-    };
-    match engine::call(&request, DOCKER_CALL_TIMEOUT, failed)? {
-        Reply::Present(here) => Ok(here),
-        other => Err(unexpected(&other)),
-    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,9 @@ use course_docker_protocol::{Answer, Failure, FailureKind, Reply, Request};
 
 use super::{ServerError, env_nonempty, note};
 
+/// How long a Docker call may take before the engine counts as not answering.
+pub(crate) const DOCKER_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The environment variable that names the helper's binary, built already.
 pub const HELPER_VAR: &str = "GRADER_DOCKER_HELPER";
 
@@ -79,6 +82,40 @@ pub(crate) fn call(
 pub(crate) fn unusable(doing: &str) -> impl FnOnce(Failure) -> ServerError + '_ {
     move |failure| ServerError::DockerUnavailable {
         cause: format!("{doing} failed: {}", failure.message),
+    }
+}
+
+/// A reply that is not the one `call` asked for: a helper out of step with this grader.
+pub(crate) fn unexpected(reply: &Reply) -> ServerError {
+    ServerError::DockerUnavailable {
+        cause: format!("the Docker helper answered out of turn: {reply:?}"),
+    }
+}
+
+/// Whether a Docker engine answers here (`Ok`), or why not. The container source needs one;
+/// tools and tests ask before they rely on it. Builds the grader's Docker helper on first need,
+/// unless no engine can be here at all.
+pub fn docker_available() -> Result<(), ServerError> {
+    call(&Request::Check, 2 * DOCKER_CALL_TIMEOUT, |failure| {
+        ServerError::DockerUnavailable {
+            cause: failure.message,
+        }
+    })
+    .map(drop)
+}
+
+/// Whether the engine holds the image `image` already (`Ok(false)`: a start
+/// would have to pull it), or why the engine could not say. Pulls nothing.
+pub fn image_present(image: &str) -> Result<bool, ServerError> {
+    let request = Request::ImagePresent {
+        image: image.to_owned(),
+    };
+    let failed = |failure: course_docker_protocol::Failure| ServerError::DockerUnavailable {
+        cause: failure.message,
+    };
+    match call(&request, DOCKER_CALL_TIMEOUT, failed)? {
+        Reply::Present(here) => Ok(here),
+        other => Err(unexpected(&other)),
     }
 }
 

@@ -68,8 +68,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub use container::{docker_available, image_present};
-pub use engine::{HELPER_VAR, helper_path};
+pub use engine::{HELPER_VAR, docker_available, helper_path, image_present};
 pub use error::ServerError;
 pub(crate) use password::Password;
 pub use password::redacted;
@@ -77,10 +76,8 @@ pub use probe::{CONNECT_TIMEOUT, IO_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
 pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
 
-pub(crate) use container::{
-    DOCKER_CALL_TIMEOUT, Placement, RedisContainer, lease_connection, prepare_engine,
-};
-pub(crate) use engine::call as docker_call;
+pub(crate) use container::{Placement, RedisContainer, lease_connection, prepare_engine};
+pub(crate) use engine::{DOCKER_CALL_TIMEOUT, call as docker_call};
 pub(crate) use owner::{network_labels, run_id};
 
 use probe::{ProbeError, connect_to, probe};

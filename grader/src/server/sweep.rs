@@ -15,8 +15,8 @@ use course_docker_protocol::{
 };
 
 use super::ServerError;
-use super::container::{DOCKER_CALL_TIMEOUT, command_password, engine_is_local};
-use super::engine::{self, unusable};
+use super::container::{command_password, engine_is_local};
+use super::engine::{self, DOCKER_CALL_TIMEOUT, unexpected, unusable};
 use super::owner::{self, Judgement, Owner};
 
 /// A container younger than this may belong to a run that has not yet taken its lease.
@@ -113,7 +113,7 @@ fn remove_network(name: &str, patience: Duration) -> Result<NetworkRemoval, Stri
     .map_err(|e| e.to_string())?;
     match reply {
         Reply::Network(removal) => Ok(removal),
-        other => Err(format!("the Docker helper answered out of turn: {other:?}")),
+        other => Err(unexpected(&other).to_string()),
     }
 }
 
@@ -152,9 +152,7 @@ fn grader_networks() -> Result<Vec<(String, Network)>, ServerError> {
             .into_iter()
             .map(|network| (network.name.clone(), network))
             .collect()),
-        other => Err(ServerError::DockerUnavailable {
-            cause: format!("the Docker helper answered out of turn: {other:?}"),
-        }),
+        other => Err(unexpected(&other)),
     }
 }
 
@@ -208,8 +206,6 @@ fn grader_containers() -> Result<Vec<(String, ContainerSummary)>, ServerError> {
             .into_iter()
             .map(|summary| (summary.id.clone(), summary))
             .collect()),
-        other => Err(ServerError::DockerUnavailable {
-            cause: format!("the Docker helper answered out of turn: {other:?}"),
-        }),
+        other => Err(unexpected(&other)),
     }
 }
