@@ -12,7 +12,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+
+#[cfg(unix)]
+use crate::beside::{Program, build_beside};
 
 /// The environment variable that tells the judge which runner to start.
 pub const RUNNER_VAR: &str = "GRADER_RUNNER";
@@ -48,76 +50,18 @@ pub fn launch(_runner: &str) -> ! {
 /// Builds the judge beside this binary and says where it is.
 #[cfg(unix)]
 fn judge() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("the runner cannot find its own binary: {e}"))?;
-    // target/<profile>/deps/grade-<hash> (or target/<profile>/runner): the judge goes to
-    // target/<profile>/course.
-    let mut profile_dir = exe
-        .parent()
-        .ok_or("the runner's binary is not in a cargo target directory")?;
-    if profile_dir.file_name().is_some_and(|name| name == "deps") {
-        profile_dir = profile_dir
-            .parent()
-            .ok_or("the runner's binary is not in a cargo target directory")?;
-    }
-    let target_dir = profile_dir
-        .parent()
-        .ok_or("the runner's binary is not in a cargo target directory")?;
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") => "dev",
-        Some(other) => other,
-        None => "dev",
-    };
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(|dir| PathBuf::from(dir).join("Cargo.toml"))
         .ok_or(
             "CARGO_MANIFEST_DIR is not set: run the exercises' checks with \
              `cargo test -p exercises`, which sets it",
         )?;
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(&cargo);
-    build
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "grader",
-            "--bin",
-            JUDGE_BIN,
-            "--profile",
-            profile,
-        ])
-        .arg("--manifest-path")
-        .arg(&manifest)
-        .env("CARGO_TARGET_DIR", target_dir);
-    let mut child = build
-        .spawn()
-        .map_err(|e| format!("could not run cargo to build the grader's judge: {e}"))?;
-    // A first build takes minutes: say so, but only when it is not a quick no-op.
-    let started = std::time::Instant::now();
-    let mut told = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {}
-            Err(e) => return Err(format!("could not wait for cargo: {e}")),
-        }
-        if !told && started.elapsed() > Duration::from_secs(2) {
-            eprintln!(
-                "grader: building the judge (`cargo build -p grader --bin {JUDGE_BIN}`): a few \
-                 minutes the first time, a moment after that"
-            );
-            told = true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let judge = Program {
+        package: "grader",
+        bin: JUDGE_BIN,
+        what: "the grader's judge",
     };
-    if !status.success() {
-        return Err(format!(
-            "the grader's judge did not build (cargo said why, above): `cargo build -p grader \
-             --bin {JUDGE_BIN}` shows it again"
-        ));
-    }
-    Ok(profile_dir.join(JUDGE_BIN))
+    build_beside(judge, &manifest)
 }
 
 #[cfg(unix)]

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use redis::RedisResult;
 
+pub mod beside;
 #[cfg(unix)]
 mod connection;
 mod launch;

@@ -191,8 +191,16 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
                 ("REDIS_URL".to_string(), server.url().to_string()),
             ];
             // A check's own nodes come from this process's source, not from its URL.
-            if let Ok(nodes) = server::node_source() {
+            let nodes = server::node_source();
+            if let Ok(nodes) = &nodes {
                 env.push((server::NODES_VAR.to_string(), nodes.name().to_string()));
+            }
+            // Checks that start containers use the Docker helper built here, once: cargo is
+            // not asked again for each check.
+            let containers = matches!(nodes, Ok(server::NodeSource::Container { .. }))
+                || matches!(server.kind(), server::ServerKind::Container { .. });
+            if containers && let Ok(helper) = server::helper_path() {
+                env.push((server::HELPER_VAR.to_string(), helper.display().to_string()));
             }
             // Where the learner's code runs, decided once for every check.
             if is_judge() {

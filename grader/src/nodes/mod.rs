@@ -13,7 +13,8 @@
 //! | container | a container on a private Docker network ([`container`], [`network`]) | `docker pause` / `docker unpause` | `docker kill` | the same container started again, at the same address |
 //!
 //! Either way none outlives the test process, however it ends: the process source's watchdog
-//! stops a process, an exit handler or the next run's sweep removes a container and the network.
+//! stops a process, and the grader's Docker helper removes a container and the network when the
+//! process ends (the next run's sweep, should the helper itself be killed).
 //! And either way each node requires a password of its own, kept across its restarts, which
 //! [`Node::url`] carries to every connection: the grader's, and the wires' of a Redlock under
 //! test.

@@ -107,6 +107,16 @@ pub enum ServerError {
         cause: String,
     },
 
+    /// The grader's Docker helper (`course-docker`), which makes its Docker calls, cannot be
+    /// built or started.
+    #[error("the grader's Docker helper is not available: {cause}. {remedy}")]
+    DockerHelper {
+        /// Why not.
+        cause: String,
+        /// What to do.
+        remedy: String,
+    },
+
     /// Docker answers, but the image is not on this machine and could not be pulled.
     #[error(
         "the Redis image {image} is not on this machine and could not be pulled: {cause}. {remedy}"

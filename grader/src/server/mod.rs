@@ -10,8 +10,11 @@
 //!    before 6.0) must report Redis 7.0+, and `PEXPIRETIME` on a `dlcourse:` key must run, so an
 //!    ACL user limited to `~dlcourse:*` passes. Nothing is started and nothing is flushed.
 //! 2. **A container**, when a Docker engine answers: the image `REDIS_IMAGE` (default
-//!    [`DEFAULT_IMAGE`]) started through testcontainers, published on a loopback port
-//!    (`server/container.rs`), requiring a password of its own.
+//!    [`DEFAULT_IMAGE`]) published on a loopback port (`server/container.rs`), requiring a
+//!    password of its own. The grader makes no Docker call itself: its helper program
+//!    `course-docker` (`grader/docker`), which talks to the engine through testcontainers, does,
+//!    and the grader builds it on first need (`server/engine.rs`). A run that never needs
+//!    Docker never builds it.
 //! 3. **A local `redis-server`** (`REDIS_SERVER=/path`, or the first one on `PATH`), started as a
 //!    child process on a free loopback port with persistence off and a password of its own
 //!    (`server/process.rs`).
@@ -33,6 +36,7 @@
 //! | `REDIS_SERVER` | the `redis-server` for the process source (default: the one on `PATH`) |
 //! | `GRADER_NODES` | `container` or `process`: where Redlock's nodes come from          |
 //! | `DOCKER_HOST`  | the Docker engine, read by testcontainers as by the `docker` CLI    |
+//! | `GRADER_DOCKER_HELPER` | the Docker helper's binary, built already ([`HELPER_VAR`])  |
 //!
 //! Redlock's five nodes ([`crate::nodes`]) are servers the grader starts itself, so they follow the
 //! source that starts servers ([`node_source`]): containers on a private Docker network when
@@ -51,6 +55,7 @@
 //! source module says how. The module is Unix-only (it relies on `sh`, `atexit` and signals).
 
 mod container;
+mod engine;
 mod error;
 mod owner;
 mod password;
@@ -63,19 +68,16 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-pub use container::{docker_available, image_present};
+pub use engine::{HELPER_VAR, docker_available, helper_path, image_present};
 pub use error::ServerError;
 pub(crate) use password::Password;
 pub use password::redacted;
 pub use probe::{CONNECT_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
-pub(crate) use sweep::{NETWORK_PATIENCE, NetworkRemoval, remove_network};
 pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
 
-pub(crate) use container::{
-    docker_call, engine_is_local, lease_connection, off_runtime, prepare_engine, redis_request,
-    start_request,
-};
+pub(crate) use container::{Placement, RedisContainer, lease_connection, prepare_engine};
+pub(crate) use engine::{DOCKER_CALL_TIMEOUT, call as docker_call};
 pub(crate) use owner::{network_labels, run_id};
 
 use probe::{ProbeError, connect_to, probe};
@@ -129,6 +131,8 @@ pub struct RedisServer {
     version: String,
     /// Keeps a started `redis-server` alive: see [`ProcessGuard`].
     _process: Option<ProcessGuard>,
+    /// The container the server runs in, when it is one of this run's.
+    _container: Option<RedisContainer>,
     /// Why the automatic choice passed over a source the person may have
     /// meant (a Docker engine without the image), in a few words.
     passed_over: Option<String>,
@@ -362,6 +366,7 @@ pub fn at_url(url: &str) -> Result<RedisServer, ServerError> {
             kind: ServerKind::Url,
             version,
             _process: None,
+            _container: None,
             passed_over: None,
         }),
         Err(ProbeError::TooOld(version)) => Err(ServerError::TooOld {

@@ -193,6 +193,7 @@ fn start_process_once(
                     },
                     version,
                     _process: Some(guard),
+                    _container: None,
                     passed_over: None,
                 });
             }

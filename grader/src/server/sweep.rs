@@ -8,26 +8,22 @@
 //! cannot be judged by pid goes once it is past its start-up and no container is on it (a live
 //! run keeps its nodes on its network until it ends).
 
-use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use testcontainers::bollard::errors::Error as DockerError;
-use testcontainers::bollard::models::Network;
-use testcontainers::bollard::models::{ContainerSummary, ContainerSummaryStateEnum};
-use testcontainers::bollard::query_parameters::{
-    InspectNetworkOptions, ListContainersOptionsBuilder, ListNetworksOptionsBuilder,
-    RemoveContainerOptionsBuilder,
+use course_docker_protocol::{
+    ContainerSummary, NetworkRemoval, NetworkSummary as Network, Reply, Request,
 };
 
 use super::ServerError;
-use super::container::{command_password, docker_call, engine_is_local};
+use super::container::{command_password, engine_is_local};
+use super::engine::{self, DOCKER_CALL_TIMEOUT, unexpected, unusable};
 use super::owner::{self, Judgement, Owner};
 
 /// A container younger than this may belong to a run that has not yet taken its lease.
 const LEASE_GRACE: Duration = Duration::from_secs(90);
 
 /// How long a removal waits for the engine to let go of a network's last container.
-pub(crate) const NETWORK_PATIENCE: Duration = Duration::from_secs(5);
+const NETWORK_PATIENCE: Duration = Duration::from_secs(5);
 
 /// Ids of the grader's containers started by process `owner_pid` on this host, running or not.
 pub fn containers_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
@@ -66,17 +62,12 @@ pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
         .map(|(id, _)| id)
         .collect();
     for id in &stale {
-        let id = id.clone();
-        docker_call(|docker| async move {
-            let options = RemoveContainerOptionsBuilder::new()
-                .force(true)
-                .v(true)
-                .build();
-            docker.remove_container(&id, Some(options)).await
-        })
-        .map_err(|cause| ServerError::DockerUnavailable {
-            cause: format!("removing a stale container failed: {cause}"),
-        })?;
+        let request = Request::Remove { id: id.clone() };
+        engine::call(
+            &request,
+            DOCKER_CALL_TIMEOUT,
+            unusable("removing a stale container"),
+        )?;
     }
     remove_stale_networks(my_ns.as_deref())?;
     Ok(stale)
@@ -91,7 +82,8 @@ fn remove_stale_networks(my_ns: Option<&str>) -> Result<(), ServerError> {
         let stale = match owner::judge_by_pid(&owner, my_ns, owner::look) {
             Judgement::Gone => true,
             Judgement::Alive => false,
-            Judgement::Unknown => past_start_up(&network) && is_empty(&name),
+            // A network whose containers the engine could not count is kept.
+            Judgement::Unknown => past_start_up(&network) && network.containers == Some(0),
         };
         if !stale {
             continue;
@@ -106,48 +98,31 @@ fn remove_stale_networks(my_ns: Option<&str>) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// What became of a network asked to be removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NetworkRemoval {
-    /// It is gone (now, or it already was).
-    Gone,
-    /// A container was still on it when `patience` ran out: a later sweep removes it.
-    StillInUse,
-}
-
-/// Removes the network `name`, waiting up to `patience` while a container is still on it. The
-/// engine answers "has active endpoints" with 409 (before Docker 25) or 403 (since), and for a
-/// moment after the last container on it was removed; both are retried. Every other refusal is
-/// an error.
-pub(crate) fn remove_network(name: &str, patience: Duration) -> Result<NetworkRemoval, String> {
-    let deadline = std::time::Instant::now() + patience;
-    loop {
-        let target = name.to_owned();
-        let removal = docker_call(|docker| async move {
-            match docker.remove_network(&target).await {
-                Err(DockerError::DockerResponseServerError {
-                    status_code: 404, ..
-                }) => Ok(NetworkRemoval::Gone),
-                Err(DockerError::DockerResponseServerError {
-                    status_code: 403 | 409,
-                    ..
-                }) => Ok(NetworkRemoval::StillInUse),
-                other => other.map(|()| NetworkRemoval::Gone),
-            }
-        })?;
-        if removal == NetworkRemoval::Gone || std::time::Instant::now() >= deadline {
-            return Ok(removal);
+/// Removes the network `name`, waiting up to `patience` while a container is still on it (the
+/// helper retries the engine's "has active endpoints"). Every other refusal is an error.
+fn remove_network(name: &str, patience: Duration) -> Result<NetworkRemoval, String> {
+    let request = Request::RemoveNetwork {
+        name: name.to_owned(),
+        patience_ms: patience.as_millis() as u64,
+    };
+    let reply = engine::call(&request, patience + DOCKER_CALL_TIMEOUT, |failure| {
+        ServerError::DockerUnavailable {
+            cause: failure.message,
         }
-        std::thread::sleep(Duration::from_millis(50));
+    })
+    .map_err(|e| e.to_string())?;
+    match reply {
+        Reply::Network(removal) => Ok(removal),
+        other => Err(unexpected(&other).to_string()),
     }
 }
 
 fn network_owner(network: &Network) -> Owner {
-    network
-        .labels
-        .as_ref()
-        .map(Owner::from_labels)
-        .unwrap_or_default()
+    owner_of_labels(&network.labels)
+}
+
+fn owner_of_labels(labels: &std::collections::BTreeMap<String, String>) -> Owner {
+    Owner::from_labels(&labels.clone().into_iter().collect())
 }
 
 /// Whether a network was created longer than [`LEASE_GRACE`] ago, by its label.
@@ -158,46 +133,31 @@ fn past_start_up(network: &Network) -> bool {
         .as_secs();
     network
         .labels
-        .as_ref()
-        .and_then(|labels| labels.get(owner::LABEL_CREATED))
+        .get(owner::LABEL_CREATED)
         .and_then(|created| created.parse::<u64>().ok())
         .is_some_and(|created| now.saturating_sub(created) >= LEASE_GRACE.as_secs())
 }
 
-/// Whether no container is on the network `name` (false when the engine cannot say).
-fn is_empty(name: &str) -> bool {
-    let name = name.to_owned();
-    docker_call(|docker| async move {
-        docker
-            .inspect_network(&name, None::<InspectNetworkOptions>)
-            .await
-    })
-    .is_ok_and(|inspect| inspect.containers.is_none_or(|c| c.is_empty()))
-}
-
 /// (name, summary) of every grader network of this host.
 fn grader_networks() -> Result<Vec<(String, Network)>, ServerError> {
-    let host_filter = format!("{}={}", owner::LABEL_HOST, owner::host_name());
-    let networks = docker_call(|docker| async move {
-        let filters = HashMap::from([("label", vec![host_filter.as_str()])]);
-        let options = ListNetworksOptionsBuilder::new().filters(&filters).build();
-        docker.list_networks(Some(options)).await
-    })
-    .map_err(|cause| ServerError::DockerUnavailable {
-        cause: format!("listing networks failed: {cause}"),
-    })?;
-    Ok(networks
-        .into_iter()
-        .filter_map(|network| Some((network.name.clone()?, network)))
-        .collect())
+    let label = format!("{}={}", owner::LABEL_HOST, owner::host_name());
+    // Each network is inspected for its containers: a bound per network.
+    let bound = 10 * DOCKER_CALL_TIMEOUT;
+    match engine::call(
+        &Request::ListNetworks { label },
+        bound,
+        unusable("listing networks"),
+    )? {
+        Reply::Networks(networks) => Ok(networks
+            .into_iter()
+            .map(|network| (network.name.clone(), network))
+            .collect()),
+        other => Err(unexpected(&other)),
+    }
 }
 
 fn owner_of(summary: &ContainerSummary) -> Owner {
-    summary
-        .labels
-        .as_ref()
-        .map(Owner::from_labels)
-        .unwrap_or_default()
+    owner_of_labels(&summary.labels)
 }
 
 /// Whether an owner that its pid cannot judge has provably let go of its container: the
@@ -215,21 +175,15 @@ fn lease_lost(owner: &Owner, summary: &ContainerSummary) -> bool {
     if created.is_none_or(|created| now.saturating_sub(created) < LEASE_GRACE.as_secs()) {
         return false;
     }
-    use ContainerSummaryStateEnum::{CREATED, DEAD, EXITED, RUNNING};
-    match summary.state {
-        Some(EXITED | DEAD | CREATED) => return true,
-        Some(RUNNING) => {}
+    match summary.state.as_str() {
+        "exited" | "dead" | "created" => return true,
+        "running" => {}
         _ => return false,
     }
-    let published = summary
-        .ports
-        .iter()
-        .flatten()
-        .find(|port| port.private_port == 6379)
-        .and_then(|port| port.public_port);
+    let published = summary.published_port;
     // The owner's server requires the password in its command (see `redis_request`); one
     // started without one, by a grader before passwords, is asked without.
-    let url = |port: u16| match summary.command.as_deref().and_then(command_password) {
+    let url = |port: u16| match command_password(&summary.command) {
         Some(password) => password.url("127.0.0.1", port),
         None => format!("redis://127.0.0.1:{port}"),
     };
@@ -241,20 +195,17 @@ fn lease_lost(owner: &Owner, summary: &ContainerSummary) -> bool {
 
 /// (id, summary) of every grader container of this host.
 fn grader_containers() -> Result<Vec<(String, ContainerSummary)>, ServerError> {
-    let host_filter = format!("{}={}", owner::LABEL_HOST, owner::host_name());
-    let containers = docker_call(|docker| async move {
-        let filters = HashMap::from([("label", vec![host_filter.as_str()])]);
-        let options = ListContainersOptionsBuilder::new()
-            .all(true)
-            .filters(&filters)
-            .build();
-        docker.list_containers(Some(options)).await
-    })
-    .map_err(|cause| ServerError::DockerUnavailable {
-        cause: format!("listing containers failed: {cause}"),
-    })?;
-    Ok(containers
-        .into_iter()
-        .filter_map(|summary| Some((summary.id.clone()?, summary)))
-        .collect())
+    let label = format!("{}={}", owner::LABEL_HOST, owner::host_name());
+    let request = Request::ListContainers { label };
+    match engine::call(
+        &request,
+        DOCKER_CALL_TIMEOUT,
+        unusable("listing containers"),
+    )? {
+        Reply::Containers(containers) => Ok(containers
+            .into_iter()
+            .map(|summary| (summary.id.clone(), summary))
+            .collect()),
+        other => Err(unexpected(&other)),
+    }
 }
