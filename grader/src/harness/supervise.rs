@@ -171,7 +171,12 @@ fn in_plain_words(outcome: Outcome, output: &Output, limits: Limits) -> Outcome 
 /// MiB in use, and a check with five node links failed so under load. A
 /// reservation is not writable until it is used, so it does not count here,
 /// while every block a process allocates does, touched or not.
+///
+/// A process cannot raise its hard limit: where the one it inherited is
+/// lower, that one stays, so that setting the limit never fails.
 fn memory_limit(memory: u64) -> Rlimit {
+    let inherited = rustix::process::getrlimit(Resource::Data).maximum;
+    let memory = inherited.map_or(memory, |hard| memory.min(hard));
     Rlimit {
         resource: Resource::Data,
         soft: memory,
