@@ -21,21 +21,23 @@ use crate::sys;
 
 /// Waits, without reaping it, until `child` (the leader of a process group of
 /// its own) has ended or `limit` has passed, looking every `poll`; then kills
-/// its group. Whether it ended before the limit. The caller reaps it next
-/// (`Child::wait`), after which its group's id may be reused.
+/// its group. Whether it ended before the limit. The group is killed on an
+/// error too, so that the caller's reaping (`Child::wait`, after which the
+/// group's id may be reused) cannot wait forever.
 pub fn end_group(child: &Child, limit: Option<Duration>, poll: Duration) -> io::Result<bool> {
     let started = Instant::now();
     let ended = loop {
-        if sys::has_ended(child.id())? {
-            break true;
+        match sys::has_ended(child.id()) {
+            Ok(false) => {}
+            other => break other,
         }
         if limit.is_some_and(|limit| started.elapsed() >= limit) {
-            break false;
+            break Ok(false);
         }
         thread::sleep(poll);
     };
     sys::kill_group(child.id());
-    Ok(ended)
+    ended
 }
 
 /// As [`end_group`], then reaps `child`: how it exited, or `None` when it
