@@ -83,7 +83,8 @@ mod tests {
     #[test]
     fn what_a_child_leaves_behind_is_killed_when_it_ends() {
         let mut child = Command::new("sh")
-            .args(["-c", "sleep 30 & echo $!"])
+            // The sleep's output elsewhere, or reading the pid would wait for it.
+            .args(["-c", "sleep 30 >/dev/null & echo $!"])
             .stdout(std::process::Stdio::piped())
             .process_group(0)
             .spawn()
