@@ -125,7 +125,10 @@ fn main() {
     let cold = args.iter().any(|a| a == "--cold-build");
     if std::env::var_os("GRADER_REDIS").is_none() {
         // SAFETY: no other thread runs yet, so nothing reads the environment meanwhile.
-        unsafe { std::env::set_var("GRADER_REDIS", "process") };
+        #[allow(unsafe_code)]
+        unsafe {
+            std::env::set_var("GRADER_REDIS", "process")
+        };
     }
     println!("| measure | before the split | now | target |");
     println!("|---|---|---|---|");

@@ -176,10 +176,8 @@ fn user_prefix() -> String {
 }
 
 fn password() -> Result<String, GradeError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| GradeError::Claim(format!("the operating system's random source: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex::<16>()
+        .map_err(|e| GradeError::Claim(format!("the operating system's random source: {e}")))
 }
 
 /// Whether Redis refused `ACL SETUSER` for want of the right (or of ACLs).

@@ -32,6 +32,9 @@
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;
+//! - [`sys`] makes the system calls the standard library does not offer (the
+//!   crate's only `unsafe` code), and [`deadline`] runs a child until it ends
+//!   or overruns, then kills all it started; [`random`] draws the run's ids;
 //! - [`isolation`] runs untrusted code (a submission's build, the learner's runner) in a
 //!   bubblewrap sandbox, with limits, leaving no process behind;
 //! - [`harness`] runs each check in a process of its own, for
@@ -52,6 +55,7 @@ pub mod checks;
 pub mod clock;
 pub mod confine;
 pub mod course;
+pub mod deadline;
 pub mod demos;
 pub mod error;
 pub mod exercise;
@@ -61,19 +65,32 @@ pub mod isolation;
 pub mod judge;
 pub mod lock;
 pub mod model;
+// Signals its Redis processes and removes its containers at exit with system
+// calls of its own (kill, atexit).
+#[allow(unsafe_code)]
 pub mod nodes;
 pub mod prefix;
 pub mod probe;
+pub mod random;
 pub mod recording;
 pub mod reference;
+// Sets the runner's limits between fork and exec (`pre_exec`).
+#[allow(unsafe_code)]
 pub mod remote;
 pub mod replication;
 pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod scenario;
+// Tells whether a container's owner lives and removes its container at exit
+// with system calls of its own (kill, gethostname, atexit).
+#[allow(unsafe_code)]
 pub mod server;
 pub mod stall;
+// The crate's one module of `unsafe` code: the system calls the standard
+// library does not offer.
+#[allow(unsafe_code)]
+pub mod sys;
 pub mod token;
 pub mod verdict;
 pub mod wire;

@@ -100,10 +100,8 @@ fn claim() -> Result<String, GradeError> {
 
 /// 64 random bits as 16 hex digits, from the operating system.
 fn fresh_id() -> Result<String, GradeError> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| GradeError::Claim(format!("the operating system's random source: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex::<8>()
+        .map_err(|e| GradeError::Claim(format!("the operating system's random source: {e}")))
 }
 
 /// Renews the claim on `con` every [`RENEW_EVERY`] for as long as the process

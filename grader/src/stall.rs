@@ -47,7 +47,11 @@ pub fn is_interrupted(e: &RedisError) -> bool {
     let interrupted = std::io::Error::from(std::io::ErrorKind::Interrupted).to_string();
     let text = e.to_string();
     e.is_io_error()
-        && (text.contains(&interrupted) || text.contains(&format!("(os error {})", libc::EINTR)))
+        && (text.contains(&interrupted)
+            || text.contains(&format!(
+                "(os error {})",
+                rustix::io::Errno::INTR.raw_os_error()
+            )))
 }
 
 /// A duration as a report shows it: `340 ms`, `2.1 s`.
@@ -101,7 +105,7 @@ mod tests {
 
     #[test]
     fn an_interrupted_system_call_is_told_from_other_errors() {
-        let eintr = RedisError::from(std::io::Error::from_raw_os_error(libc::EINTR));
+        let eintr = RedisError::from(std::io::Error::from(rustix::io::Errno::INTR));
         assert!(is_interrupted(&eintr), "{eintr}");
         let other = RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut));
         assert!(!is_interrupted(&other), "{other}");

@@ -59,6 +59,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
+use rustix::process::{Pid, Signal};
+
 /// The environment variable that selects attacks by name, comma-separated.
 const SELECT_VAR: &str = "GRADER_ATTACKS";
 
@@ -330,7 +332,8 @@ fn measure(args: &[String]) -> ! {
         .args(&args[4..])
         .current_dir(cwd)
         .status();
-    // SAFETY: getrusage fills in the zeroed struct.
+    // SAFETY: getrusage fills in the zeroed struct. (rustix has no getrusage.)
+    #[allow(unsafe_code)]
     let peak = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
@@ -741,8 +744,10 @@ impl Lab {
                 }
                 Ok(None) if started.elapsed() < limit => thread::sleep(Duration::from_millis(50)),
                 _ => {
-                    // SAFETY: the group of the wrapper this driver started.
-                    unsafe { libc::killpg(group, libc::SIGKILL) };
+                    // The group of the wrapper this driver started.
+                    if let Some(group) = Pid::from_raw(group) {
+                        let _ = rustix::process::kill_process_group(group, Signal::KILL);
+                    }
                     let _ = child.wait();
                     break None;
                 }
@@ -1127,8 +1132,10 @@ impl Lab {
             ));
             for _ in 0..20 {
                 for (pid, _) in self.leftovers() {
-                    // SAFETY: a process of the scratch course, or one an attack named atk-….
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    // A process of the scratch course, or one an attack named atk-….
+                    if let Some(pid) = Pid::from_raw(pid) {
+                        let _ = rustix::process::kill_process(pid, Signal::KILL);
+                    }
                 }
                 if self.leftovers().is_empty() {
                     break;

@@ -151,6 +151,20 @@ fn a_compile_error_is_an_error_everywhere_and_no_check_passes() {
         .filter(|n| n.has_tag_name("error"))
         .count();
     assert_eq!(errors, 2);
+    // Cargo's text is where a JUnit reader looks for a suite's output.
+    let suites: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    assert!(!suites.is_empty(), "{junit}");
+    for suite in suites {
+        let err = suite
+            .children()
+            .find(|c| c.has_tag_name("system-err"))
+            .and_then(|c| c.text())
+            .unwrap_or("");
+        assert!(err.contains("cannot find value `x`"), "{junit}");
+    }
 }
 
 #[test]

@@ -308,8 +308,13 @@ fn a_setsid_double_forked_daemon_is_gone_after_the_call() {
         "without a sandbox the daemon outlives its parent"
     );
     for pid in left {
-        // SAFETY: a plain kill of the daemon this test started.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        // The daemon this test started.
+        if let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
     }
 
     let scratch = TempDir::new("daemon");
@@ -732,6 +737,8 @@ fn attacker() {
     std::process::exit(if worked { WORKED } else { BLOCKED });
 }
 
+// The attacks fork, detach and kill as hostile code does, with raw system calls.
+#[allow(unsafe_code)]
 mod attack {
     use std::io::{Read, Write};
     use std::path::Path;

@@ -16,7 +16,10 @@ fn a_failed_scenario_keeps_its_run_until_it_passes() {
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("kept-runs-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     // SAFETY: this test binary has this one test, so no other thread reads the environment yet.
-    unsafe { std::env::set_var(RUNS_DIR_VAR, &dir) };
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::set_var(RUNS_DIR_VAR, &dir)
+    };
     let check = checks::named("release::slow_job").expect("the slow-job check");
     let kept = recording::file(&dir, check.name);
 

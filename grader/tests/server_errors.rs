@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use grader::server::{self, ServerError};
+use rustix::process::{Pid, Signal};
 
 /// A `redis-server` of the test's own on a free loopback port, stopped when dropped.
 struct OwnServer {
@@ -62,19 +63,18 @@ impl OwnServer {
     }
 
     /// Sends `signal` to the server, and says whether it was sent.
-    fn signal(&self, signal: libc::c_int) -> bool {
-        let Ok(pid) = libc::pid_t::try_from(self.child.id()) else {
+    fn signal(&self, signal: Signal) -> bool {
+        let Some(pid) = i32::try_from(self.child.id()).ok().and_then(Pid::from_raw) else {
             return false;
         };
-        // SAFETY: sends a signal to our own child; no memory is touched.
-        unsafe { libc::kill(pid, signal) == 0 }
+        rustix::process::kill_process(pid, signal).is_ok()
     }
 }
 
 impl Drop for OwnServer {
     fn drop(&mut self) {
         // Continued first, so that nothing of it stays stopped should the kill fail.
-        self.signal(libc::SIGCONT);
+        self.signal(Signal::CONT);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -104,7 +104,7 @@ fn admin(server: &OwnServer, password: Option<&str>) -> redis::Connection {
 fn a_paused_server_is_said_to_be_paused() {
     let own = OwnServer::start("a_paused_server_is_said_to_be_paused", "", &[]);
     assert!(server::at_url(&own.url()).is_ok(), "running, it is usable");
-    assert!(own.signal(libc::SIGSTOP), "cannot stop the server");
+    assert!(own.signal(Signal::STOP), "cannot stop the server");
     let error = error_at(&own.url());
     // Within the bound of each reply redis-rs waits for while it sets the connection up.
     assert!(error.contains("did not answer within "), "{error}");

@@ -6,31 +6,13 @@
 //! So the renderers close every element they open, and [`Html`] drops
 //! empty lines and indentation.
 
-/// Escapes text for use in element content and in double-quoted attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // A newline inside a story would end the raw HTML block early
-            // if it were followed by another; a space renders the same.
-            '\n' | '\r' => out.push(' '),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub use lock_timeline::html::json_for_script;
 
-/// Makes JSON safe inside `<script type="application/json">`: the HTML
-/// tokenizer ends the script at the first `</script`, and `<!--` changes how
-/// it reads the rest. In JSON a `<` can only occur inside a string, where
-/// the escape `\u003c` means the same character.
-pub fn json_for_script(json: &str) -> String {
-    json.replace('<', "\\u003c")
+/// Escapes text for use in element content and in attributes, on one line:
+/// a newline inside a story would end the raw HTML block early if it were
+/// followed by another; a space renders the same.
+pub fn escape(text: &str) -> String {
+    lock_timeline::html::escape(&text.replace(['\n', '\r'], " "))
 }
 
 /// An HTML fragment under construction, one element per line.

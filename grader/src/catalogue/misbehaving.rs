@@ -160,8 +160,7 @@ fn hogs_memory<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> R
 }
 
 fn stops<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> RedisResult<bool> {
-    // SAFETY: a plain system call.
-    unsafe { libc::raise(libc::SIGSTOP) };
+    let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::STOP);
     Ok(true)
 }
 

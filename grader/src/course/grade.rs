@@ -366,12 +366,10 @@ fn sandboxed_cargo(
 
 /// 128 random bits, as hex.
 fn nonce() -> Result<String, CourseError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| CourseError::System {
+    crate::random::hex::<16>().map_err(|e| CourseError::System {
         what: "no random nonce for the results file",
         source: std::io::Error::other(e.to_string()),
-    })?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    })
 }
 
 /// A line per check (one per exercise not started), then the message of each

@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use crate::checks::CHECKS;
 use crate::recording;
 use crate::timeline::Timeline;
+use crate::timeline::html::{escape, json_for_script};
 
 use super::error::CourseError;
 
@@ -149,8 +150,7 @@ pub fn page(
         timelines.push(reference);
     }
     let data = serde_json::json!({ "timelines": timelines, "labels": labels });
-    // Inside <script>, `</script` would end it; in JSON `<` only occurs in strings.
-    let data = data.to_string().replace('<', "\\u003c");
+    let data = json_for_script(&data.to_string());
     Ok(format!(
         r#"<!DOCTYPE html>
 <html lang="en" class="light">
@@ -180,13 +180,6 @@ body {{ background: var(--bg); color: var(--fg); font-family: sans-serif; max-wi
     ))
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// Serves `html` at every path of a local port until the process is stopped.
 fn serve_page(html: &str) -> Result<(), CourseError> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, PORT))
@@ -208,6 +201,8 @@ fn serve_on(listener: &TcpListener, html: &str, requests: Option<usize>) {
         .flatten()
         .take(requests.unwrap_or(usize::MAX))
     {
+        // One request at a time: a client that sends nothing must not hold the others up.
+        let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
         let mut reader = BufReader::new(&stream);
         let mut request = String::new();
         // The request line; the headers are read and ignored.

@@ -1,9 +1,7 @@
 //! A command run to its end with its output captured, or stopped at a
-//! deadline together with everything it started.
+//! deadline together with everything it started ([`crate::deadline`]).
 //!
-//! Cargo and the test binary are both run this way. The command gets a
-//! process group of its own, so that at the deadline one signal reaches it
-//! and whatever it started (rustc, the checks' processes), and a submission
+//! Cargo and the test binary are both run this way, so that a submission
 //! that hangs cannot hold a batch up. The groups still running are listed,
 //! so that a program that ends early (the watch loop, when the learner quits
 //! in the middle of a grading) can stop them all with [`stop_all`] instead
@@ -14,26 +12,28 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Mutex;
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::{deadline, sys};
 
 /// How often a running command is looked at.
 const POLL: Duration = Duration::from_millis(20);
 
 /// The process groups of the commands running now.
-static RUNNING: Mutex<Vec<libc::pid_t>> = Mutex::new(Vec::new());
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// Kills every command still running, with all it started.
 pub fn stop_all() {
     let groups = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|p| p.into_inner()));
     for group in groups {
-        // SAFETY: a plain system call on a group this process started and
-        // whose leader it has not reaped (reaping takes it off the list).
-        unsafe { libc::killpg(group, libc::SIGKILL) };
+        // A group this process started and whose leader it has not reaped
+        // (reaping takes it off the list).
+        sys::kill_group(group);
     }
 }
 
 /// Takes a group off the list once its leader is about to be reaped.
-fn finished(group: libc::pid_t) {
+fn finished(group: u32) {
     RUNNING
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -60,7 +60,7 @@ pub fn run(command: &mut Command, input: &[u8], limit: Option<Duration>) -> io::
         .stderr(Stdio::piped())
         .process_group(0);
     let mut child = command.spawn()?;
-    let group = child.id() as libc::pid_t;
+    let group = child.id();
     RUNNING
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -90,24 +90,12 @@ pub fn run(command: &mut Command, input: &[u8], limit: Option<Duration>) -> io::
         // A command that does not read its input is not an error.
         let _ = stdin.write_all(input);
     }
-    let started = Instant::now();
-    let status = loop {
-        // Off the list as soon as the leader is reaped: a group id is only
-        // handed out again once no process is left in the group.
-        if let Some(status) = child.try_wait()? {
-            finished(group);
-            break Some(status);
-        }
-        if limit.is_some_and(|limit| started.elapsed() >= limit) {
-            // SAFETY: a plain system call on the child's own group; the child
-            // is not reaped yet, so the group id cannot have been reused.
-            unsafe { libc::killpg(group, libc::SIGKILL) };
-            finished(group);
-            let _ = child.wait();
-            break None;
-        }
-        thread::sleep(POLL);
-    };
+    let ended = deadline::end_group(&child, limit, POLL);
+    // Off the list before the leader is reaped, after which its group's id
+    // may be handed out again.
+    finished(group);
+    let reaped = child.wait();
+    let status = if ended? { Some(reaped?) } else { None };
     Ok(Ran {
         status,
         stdout: stdout.join().unwrap_or_default(),

@@ -7,49 +7,49 @@
 //! no line editing, no echo) and two standard escape sequences (cursor home,
 //! clear to the end). When standard input is not a terminal, keys are read
 //! as they come, a line at a time, which is how a script drives the loop.
+//!
+//! The settings are read and written through `rustix`'s termios, which the
+//! grader uses for its other system calls: three calls do not need a
+//! terminal library's event loop and signal handling.
 
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::sync::mpsc::Sender;
 use std::thread;
 
+use rustix::termios::{LocalModes, OptionalActions, SpecialCodeIndex, Termios};
+
 /// Standard input's settings as they were, put back on drop.
 pub struct RawKeys {
-    saved: Option<libc::termios>,
+    saved: Option<Termios>,
 }
 
 impl RawKeys {
     /// Reads keys one at a time, unechoed, from now until drop. Ctrl-C is read
-    /// as a key too, so that quitting always puts the terminal back.
+    /// as a key too, so that quitting always puts the terminal back. A
+    /// failure leaves the terminal as it is.
     pub fn enter() -> RawKeys {
-        // SAFETY: plain system calls on standard input with a zeroed struct
-        // that tcgetattr fills in; a failure leaves the terminal as it is.
-        unsafe {
-            if libc::isatty(0) != 1 {
-                return RawKeys { saved: None };
-            }
-            let mut saved: libc::termios = std::mem::zeroed();
-            if libc::tcgetattr(0, &mut saved) != 0 {
-                return RawKeys { saved: None };
-            }
-            let mut raw = saved;
-            raw.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ISIG);
-            raw.c_cc[libc::VMIN] = 1;
-            raw.c_cc[libc::VTIME] = 0;
-            if libc::tcsetattr(0, libc::TCSANOW, &raw) != 0 {
-                return RawKeys { saved: None };
-            }
-            RawKeys { saved: Some(saved) }
+        let stdin = io::stdin();
+        if !stdin.is_terminal() {
+            return RawKeys { saved: None };
         }
+        let Ok(saved) = rustix::termios::tcgetattr(&stdin) else {
+            return RawKeys { saved: None };
+        };
+        let mut raw = saved.clone();
+        raw.local_modes &= !(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
+        raw.special_codes[SpecialCodeIndex::VMIN] = 1;
+        raw.special_codes[SpecialCodeIndex::VTIME] = 0;
+        if rustix::termios::tcsetattr(&stdin, OptionalActions::Now, &raw).is_err() {
+            return RawKeys { saved: None };
+        }
+        RawKeys { saved: Some(saved) }
     }
 }
 
 impl Drop for RawKeys {
     fn drop(&mut self) {
         if let Some(saved) = &self.saved {
-            // SAFETY: puts back the settings read in `enter`.
-            unsafe {
-                libc::tcsetattr(0, libc::TCSANOW, saved);
-            }
+            let _ = rustix::termios::tcsetattr(io::stdin(), OptionalActions::Now, saved);
         }
     }
 }
@@ -75,12 +75,8 @@ pub fn read_keys<E: Send + 'static>(events: Sender<E>, wrap: fn(Option<u8>) -> E
 
 /// The terminal's height in lines, if standard output is a terminal.
 pub fn height() -> Option<usize> {
-    // SAFETY: TIOCGWINSZ fills in a zeroed winsize, or fails.
-    unsafe {
-        let mut size: libc::winsize = std::mem::zeroed();
-        (libc::ioctl(1, libc::TIOCGWINSZ, &mut size) == 0 && size.ws_row > 0)
-            .then_some(usize::from(size.ws_row))
-    }
+    let size = rustix::termios::tcgetwinsize(io::stdout()).ok()?;
+    (size.ws_row > 0).then_some(usize::from(size.ws_row))
 }
 
 /// Replaces the screen with `text`.

@@ -11,6 +11,7 @@
 //! cargo shows it, and the loop goes on waiting for the next save.
 
 use std::collections::VecDeque;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -347,8 +348,7 @@ impl Loop {
 /// failed runs for the player.
 fn grading_options(root: &Path) -> Options {
     let mut options = Options::new(root);
-    // SAFETY: isatty only looks at the descriptor.
-    options.color = unsafe { libc::isatty(1) == 1 };
+    options.color = std::io::stdout().is_terminal();
     options.env.push((
         recording::RUNS_DIR_VAR.to_string(),
         runs_dir(root).display().to_string(),

@@ -11,13 +11,13 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, Write};
-use std::os::fd::FromRawFd;
+use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::outcome::Outcome;
 use crate::checks::{self, Check};
 use crate::lock::Lock;
-use crate::{remote, server};
+use crate::{remote, server, sys};
 
 /// The environment variable that names the check a child runs.
 pub(crate) const CHECK_VAR: &str = "GRADER_HARNESS_CHECK";
@@ -44,15 +44,12 @@ pub(super) fn run(requested: Result<&'static Check, String>, lock: &Lock) -> ! {
              check for the grader's harness, which sets both; unset {CHECK_VAR} to run the tests"
         )),
     };
-    // SAFETY: a plain system call; a descriptor that is not open makes it fail.
-    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
+    let Some(channel) = sys::handed_down(fd) else {
         refuse(&format!(
             "{VERDICT_FD_VAR}={fd} is not an open descriptor: \
              this process runs one check for the grader's harness"
-        ));
-    }
-    // SAFETY: the descriptor is open (fcntl succeeded) and nothing else owns it.
-    let channel = unsafe { File::from_raw_fd(fd) };
+        ))
+    };
     let mut nonce = String::new();
     if io::stdin().lock().read_line(&mut nonce).is_err() || nonce.trim().is_empty() {
         refuse("no nonce on standard input: this process runs one check for the grader's harness");
@@ -124,24 +121,21 @@ fn refuse(message: &str) -> ! {
 
 /// Runs `f` with standard error going nowhere: the server's one-line notice
 /// belongs to the harness, which printed it already, not to each check.
+/// No code under test runs yet, so no other thread writes to standard error
+/// meanwhile.
 fn quietly<T>(f: impl FnOnce() -> T) -> T {
-    // SAFETY: plain system calls; no code under test runs yet, so no other
-    // thread writes to standard error meanwhile.
-    unsafe {
-        let saved = libc::fcntl(2, libc::F_DUPFD_CLOEXEC, 3);
-        if saved == -1 {
-            return f();
-        }
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-        if null == -1 {
-            libc::close(saved);
-            return f();
-        }
-        libc::dup2(null, 2);
-        libc::close(null);
-        let value = f();
-        libc::dup2(saved, 2);
-        libc::close(saved);
-        value
+    let stderr = io::stderr();
+    let Ok(saved) = rustix::io::fcntl_dupfd_cloexec(stderr.as_fd(), 3) else {
+        return f();
+    };
+    let Ok(null) = File::options().write(true).open("/dev/null") else {
+        return f();
+    };
+    if rustix::stdio::dup2_stderr(&null).is_err() {
+        return f();
     }
+    drop(null);
+    let value = f();
+    let _ = rustix::stdio::dup2_stderr(&saved);
+    value
 }

@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use rustix::process::Signal;
 use serde::{Deserialize, Serialize};
 
 use crate::checks::Check;
@@ -115,12 +116,12 @@ impl fmt::Display for End {
                 "exited with status 0 (something called std::process::exit)"
             ),
             End::Exited { code } => write!(f, "exited with status {code}"),
-            End::Signaled { signal } if signal == libc::SIGABRT => write!(
+            End::Signaled { signal } if signal == Signal::ABORT.as_raw() => write!(
                 f,
                 "was aborted (SIGABRT: std::process::abort(), or a panic while another \
                  panic was unwinding, such as a panic in a Drop)"
             ),
-            End::Signaled { signal } if signal == libc::SIGKILL => write!(
+            End::Signaled { signal } if signal == Signal::KILL.as_raw() => write!(
                 f,
                 "was killed (SIGKILL), perhaps by the system's out-of-memory killer"
             ),
@@ -194,17 +195,17 @@ impl fmt::Display for Cause {
 
 /// A signal's usual name, e.g. `SIGSEGV (signal 11)`.
 fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGSEGV => "SIGSEGV, an invalid memory access",
-        libc::SIGBUS => "SIGBUS, an invalid memory access",
-        libc::SIGILL => "SIGILL, an illegal instruction",
-        libc::SIGFPE => "SIGFPE, an arithmetic fault",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGPIPE => "SIGPIPE, a write to a closed pipe",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGXCPU => "SIGXCPU, the CPU-time limit",
+    let name = match Signal::from_named_raw(signal) {
+        Some(Signal::SEGV) => "SIGSEGV, an invalid memory access",
+        Some(Signal::BUS) => "SIGBUS, an invalid memory access",
+        Some(Signal::ILL) => "SIGILL, an illegal instruction",
+        Some(Signal::FPE) => "SIGFPE, an arithmetic fault",
+        Some(Signal::TERM) => "SIGTERM",
+        Some(Signal::INT) => "SIGINT",
+        Some(Signal::HUP) => "SIGHUP",
+        Some(Signal::PIPE) => "SIGPIPE, a write to a closed pipe",
+        Some(Signal::TRAP) => "SIGTRAP",
+        Some(Signal::XCPU) => "SIGXCPU, the CPU-time limit",
         _ => return format!("{signal}"),
     };
     format!("{signal} ({name})")

@@ -21,10 +21,7 @@
 /// there is one, still holds.
 pub(crate) fn keep_out_of_reach() {
     #[cfg(target_os = "linux")]
-    // SAFETY: a plain system call that changes a flag of the calling process only.
-    unsafe {
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-    }
+    let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -109,8 +106,7 @@ mod tests {
             }
             Err(_) => {}
         }
-        // SAFETY: reads the calling process's effective user id.
-        let as_nobody = unsafe { libc::geteuid() } == 0;
+        let as_nobody = rustix::process::geteuid().is_root();
         let (exe, scratch) = runnable_binary(as_nobody);
         let plain = again(&exe, "plain judge", &[], as_nobody);
         let private = again(&exe, "private judge", &[], as_nobody);

@@ -9,21 +9,29 @@
 //! learner's code is not in the check's process at all, but in its runner,
 //! which never sees the nonce, the channel or this process's memory.
 //!
-//! The child runs in a process group of its own, with a limit on its address
-//! space, and is killed (with everything it started) when it overruns the time
-//! limit; the harness then names what happened from the exit status.
+//! The child runs in a process group of its own, with a limit on its memory,
+//! and is killed (with everything it started) when it overruns the time
+//! limit ([`crate::deadline`]); the harness then names what happened from the
+//! exit status.
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use rustix::process::{Resource, Signal};
 
 use super::capture::Output;
 use super::child::{CHECK_VAR, VERDICT_FD, VERDICT_FD_VAR};
 use super::outcome::{Cause, End, Outcome};
+use crate::deadline;
+use crate::sys::{self, ChildSetup, Rlimit};
+
+/// SIGABRT, as an exit status names it: what a failed allocation ends in.
+const SIGABRT: i32 = Signal::ABORT.as_raw();
 
 /// How often a running child is looked at.
 const POLL: Duration = Duration::from_millis(4);
@@ -93,18 +101,18 @@ fn supervise(
         .stderr(output_end)
         // Its own group, so that whatever it starts is killed with it.
         .process_group(0);
-    let channel_fd = channel_end.as_raw_fd();
-    let memory = limits.memory;
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: between fork and exec the closure calls only async-signal-safe
-    // functions (fcntl, dup2, setrlimit, prctl, getppid) and allocates nothing.
-    unsafe {
-        command.pre_exec(move || in_the_child(channel_fd, memory, parent));
-    }
+    // The private channel onto its agreed descriptor, the memory limit, and
+    // death with the harness.
+    let setup = ChildSetup {
+        rlimits: vec![memory_limit(limits.memory)],
+        descriptors: vec![(OwnedFd::from(channel_end), VERDICT_FD)],
+        die_with: Some(std::process::id()),
+        ..ChildSetup::default()
+    };
+    sys::install(&mut command, setup)?;
     let mut child = command.spawn()?;
     // Only the child may hold the write ends now, or the reads never end.
     drop(command);
-    drop(channel_end);
 
     let output = thread::spawn(move || Output::read(output));
     let channel = thread::spawn(move || {
@@ -116,7 +124,7 @@ fn supervise(
         // A child that is already gone cannot read it, and will have no verdict.
         let _ = stdin.write_all(format!("{nonce}\n").as_bytes());
     }
-    let status = wait(&mut child, limits.time)?;
+    let status = deadline::wait(&mut child, Some(limits.time), POLL)?;
     let output = output.join().unwrap_or_default();
     let channel = channel.join().unwrap_or_default();
 
@@ -141,10 +149,7 @@ fn in_plain_words(outcome: Outcome, output: &Output, limits: Limits) -> Outcome 
         Outcome::Crashed {
             cause:
                 Cause::CodeEnded {
-                    end:
-                        End::Signaled {
-                            signal: libc::SIGABRT,
-                        },
+                    end: End::Signaled { signal: SIGABRT },
                 },
         } if output.tells_of_allocation_failure() => Outcome::Crashed {
             cause: Cause::CodeEnded {
@@ -157,26 +162,7 @@ fn in_plain_words(outcome: Outcome, output: &Output, limits: Limits) -> Outcome 
     }
 }
 
-/// Runs in the child between fork and exec: the private channel onto its
-/// agreed descriptor, the memory limit, and (on Linux) death with the harness.
-fn in_the_child(channel_fd: i32, memory: u64, parent: libc::pid_t) -> io::Result<()> {
-    // SAFETY: plain system calls on descriptors this process owns.
-    unsafe {
-        if channel_fd == VERDICT_FD {
-            // dup2 onto itself would keep close-on-exec set.
-            if libc::fcntl(channel_fd, libc::F_SETFD, 0) == -1 {
-                return Err(io::Error::last_os_error());
-            }
-        } else if libc::dup2(channel_fd, VERDICT_FD) == -1 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    limit_and_tie(memory, parent)
-}
-
-/// Runs in a child between fork and exec, after what is its own: a limit on
-/// its memory and (on Linux) death with this process's thread that started it.
-/// Used for a check's process and for a learner's runner alike.
+/// The memory limit of a check's process and of a learner's runner.
 ///
 /// The limit is on the data segment and private writable mappings
 /// (`RLIMIT_DATA`), not on the address space (`RLIMIT_AS`): glibc reserves
@@ -185,75 +171,35 @@ fn in_the_child(channel_fd: i32, memory: u64, parent: libc::pid_t) -> io::Result
 /// MiB in use, and a check with five node links failed so under load. A
 /// reservation is not writable until it is used, so it does not count here,
 /// while every block a process allocates does, touched or not.
+///
+/// A process cannot raise its hard limit: where the one it inherited is
+/// lower, that one stays, so that setting the limit never fails.
+fn memory_limit(memory: u64) -> Rlimit {
+    let inherited = rustix::process::getrlimit(Resource::Data).maximum;
+    let memory = inherited.map_or(memory, |hard| memory.min(hard));
+    Rlimit {
+        resource: Resource::Data,
+        soft: memory,
+        hard: memory,
+    }
+}
+
+/// Runs in a child between fork and exec, after what is its own: the limit
+/// on its memory ([`memory_limit`]) and death with this process's thread
+/// that started it (a parent stopped by Ctrl-C can no longer enforce the
+/// time limit). For a learner's runner; a check's process gets the same from
+/// its [`ChildSetup`]. Only system calls, no allocation.
 pub(crate) fn limit_and_tie(memory: u64, parent: libc::pid_t) -> io::Result<()> {
-    // SAFETY: plain system calls on the calling process only; no allocation.
-    unsafe {
-        let limit = libc::rlimit {
-            rlim_cur: memory as libc::rlim_t,
-            rlim_max: memory as libc::rlim_t,
-        };
-        // Where the system has no such limit, the time limit still holds.
-        let _ = libc::setrlimit(libc::RLIMIT_DATA, &limit);
-        // A parent stopped by Ctrl-C can no longer enforce the time limit:
-        // the child goes with it. The signal comes when the thread that
-        // started the child ends, and that thread waits for the child.
-        #[cfg(target_os = "linux")]
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 || libc::getppid() != parent {
-            // The parent is gone already. (No allocation here: no message.)
-            return Err(io::Error::from_raw_os_error(libc::ESRCH));
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = parent;
-    }
-    Ok(())
-}
-
-/// Waits for `child` to end, then kills whatever it started; `None` when it
-/// overran `limit` and was killed.
-fn wait(child: &mut Child, limit: Duration) -> io::Result<Option<ExitStatus>> {
-    let pid = child.id() as libc::pid_t;
-    let started = Instant::now();
-    let timed_out = loop {
-        if has_ended(pid)? {
-            break false;
-        }
-        if started.elapsed() >= limit {
-            break true;
-        }
-        thread::sleep(POLL);
-    };
-    // The child is not reaped yet, so its group's id cannot have been reused:
-    // this reaches only the child and what it started, which would otherwise
-    // hold the pipes open.
-    // SAFETY: a plain system call on the child's own group.
-    unsafe { libc::killpg(pid, libc::SIGKILL) };
-    let status = child.wait()?;
-    Ok((!timed_out).then_some(status))
-}
-
-/// Whether the child `pid` has ended, without reaping it.
-fn has_ended(pid: libc::pid_t) -> io::Result<bool> {
-    // SAFETY: waitid fills in the zeroed siginfo_t; with WNOHANG, si_pid stays
-    // 0 while the child runs.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
-        if libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) == -1 {
-            let error = io::Error::last_os_error();
-            if error.kind() == io::ErrorKind::Interrupted {
-                return Ok(false);
-            }
-            return Err(error);
-        }
-        Ok(info.si_pid() != 0)
-    }
+    sys::set_rlimit(&memory_limit(memory))?;
+    let parent = rustix::process::Pid::from_raw(parent).ok_or(rustix::io::Errno::SRCH)?;
+    sys::die_with_parent(parent)
 }
 
 /// How the child ended, from its exit status.
 fn end_of(status: ExitStatus, output: &Output, limits: Limits) -> End {
     match (status.code(), status.signal()) {
         (Some(code), _) => End::Exited { code },
-        (None, Some(libc::SIGABRT)) if output.tells_of_allocation_failure() => End::OutOfMemory {
+        (None, Some(SIGABRT)) if output.tells_of_allocation_failure() => End::OutOfMemory {
             limit_mib: limits.memory / (1024 * 1024),
         },
         (None, Some(signal)) => End::Signaled { signal },
@@ -303,9 +249,7 @@ fn judge(end: End, channel: &[u8], nonce: &str) -> Outcome {
 
 /// 128 random bits, as hex.
 fn nonce() -> io::Result<String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(format!("no random nonce: {e}")))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex::<16>().map_err(|e| io::Error::other(format!("no random nonce: {e}")))
 }
 
 #[cfg(test)]
@@ -363,9 +307,7 @@ mod tests {
 
     #[test]
     fn a_pass_followed_by_an_abort_is_a_failure() {
-        let aborted = End::Signaled {
-            signal: libc::SIGABRT,
-        };
+        let aborted = End::Signaled { signal: SIGABRT };
         assert_eq!(
             judge(aborted, line(&Outcome::Passed).as_bytes(), NONCE),
             Outcome::Crashed {

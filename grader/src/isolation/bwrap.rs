@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::spec::{Bind, Spec};
-use super::sys::STATUS_FD;
+use crate::sys::STATUS_FD;
 
 /// The system directories bound read-only (or re-created as the symlinks
 /// they are, on a merged-`/usr` system): programs, the dynamic loader and

@@ -13,7 +13,7 @@
 //! or its parent when it delegates `memory` and `pids` to its children, the
 //! root (v2). A
 //! process joins by writing `0` to `cgroup.procs` before it executes `bwrap`
-//! (see [`super::sys::install`]), so no fork escapes the count.
+//! (see [`crate::sys::install`]), so no fork escapes the count.
 
 use std::fs;
 use std::io;
@@ -325,8 +325,8 @@ impl Group {
         }
     }
 
-    fn members(&self) -> Vec<libc::pid_t> {
-        let mut pids: Vec<libc::pid_t> = self
+    fn members(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = self
             .dirs
             .iter()
             .filter_map(|d| fs::read_to_string(d.join("cgroup.procs")).ok())
@@ -343,7 +343,7 @@ impl Group {
 
     /// Kills every member and waits until there is none, for at most
     /// `grace`; the members still there after it.
-    pub(crate) fn empty(&self, grace: Duration) -> Vec<libc::pid_t> {
+    pub(crate) fn empty(&self, grace: Duration) -> Vec<u32> {
         let deadline = Instant::now() + grace;
         loop {
             let members = self.members();
@@ -354,7 +354,7 @@ impl Group {
                 // Kills the whole subtree at once, forks in flight included.
             } else {
                 for pid in &members {
-                    super::sys::kill(*pid);
+                    crate::sys::kill(*pid);
                 }
             }
             std::thread::sleep(Duration::from_millis(5));

@@ -102,7 +102,7 @@ pub enum IsolationError {
     )]
     Leftover {
         /// Their pids, as this machine sees them.
-        pids: Vec<i32>,
+        pids: Vec<u32>,
     },
     /// The toolchain for a build could not be found.
     #[error(

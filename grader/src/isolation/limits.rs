@@ -15,7 +15,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::sys::{Resource, Rlimit};
+use crate::sys::{Resource, Rlimit};
 
 /// The limits of one sandboxed command. Every field applies to everything
 /// the command starts, not only to the command itself.
@@ -84,18 +84,18 @@ impl Limits {
         let mut limits = vec![
             // The soft limit sends SIGXFSZ and fails the write; same hard
             // limit, so a process cannot raise it again.
-            rlimit(libc::RLIMIT_FSIZE, self.file_size, self.file_size),
+            rlimit(Resource::Fsize, self.file_size, self.file_size),
             // SIGXCPU at the soft limit, SIGKILL one second later for a
             // process that handles SIGXCPU.
-            rlimit(libc::RLIMIT_CPU, cpu, cpu + 1),
+            rlimit(Resource::Cpu, cpu, cpu + 1),
             // No core files: they would be written into the scratch dir.
-            rlimit(libc::RLIMIT_CORE, 0, 0),
+            rlimit(Resource::Core, 0, 0),
         ];
         if enforcement.memory == Mechanism::Rlimit {
-            limits.push(rlimit(libc::RLIMIT_DATA, self.memory, self.memory));
+            limits.push(rlimit(Resource::Data, self.memory, self.memory));
         }
         if enforcement.processes == Mechanism::Rlimit {
-            limits.push(rlimit(libc::RLIMIT_NPROC, self.processes, self.processes));
+            limits.push(rlimit(Resource::Nproc, self.processes, self.processes));
         }
         limits
     }
@@ -170,7 +170,7 @@ pub struct Enforcement {
 impl Enforcement {
     /// The enforcement when no cgroup could be made, for `why`.
     pub(crate) fn without_cgroup(why: String) -> Enforcement {
-        let processes = if super::sys::uid() == 0 {
+        let processes = if crate::sys::uid() == 0 {
             // The kernel exempts root (and a user namespace's root mapped to
             // it) from RLIMIT_NPROC.
             Mechanism::NotEnforced(

@@ -87,7 +87,6 @@ pub mod error;
 pub mod limits;
 mod run;
 pub mod spec;
-mod sys;
 
 use std::ffi::OsString;
 use std::os::fd::BorrowedFd;
@@ -102,6 +101,8 @@ pub use spec::{Bind, Spec, Toolchain};
 
 use bwrap::Features;
 use cgroup::Hierarchy;
+
+use crate::sys;
 
 /// A working bubblewrap, and how limits are enforced with it on this
 /// machine. Made once by [`Isolation::detect`]; [`Isolation::run`] may then
@@ -133,11 +134,9 @@ impl Isolation {
             })?;
         let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
         // The teardown waits on pidfds (Linux 5.3).
-        sys::pidfd_open(std::process::id() as libc::pid_t).map_err(|source| {
-            Unavailable::Kernel {
-                what: "this kernel has no pidfd_open",
-                source,
-            }
+        sys::pidfd_open(std::process::id()).map_err(|source| Unavailable::Kernel {
+            what: "this kernel has no pidfd_open",
+            source,
         })?;
         let cgroups = Hierarchy::detect(None);
         let mut isolation = Isolation {

@@ -20,13 +20,15 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rustix::process::Signal;
+
 use super::capture::{self, Captured};
 use super::cgroup::Group;
 use super::error::IsolationError;
 use super::limits::{Enforcement, Limit, Mechanism};
 use super::spec::Spec;
-use super::sys::{self, ChildSetup};
 use super::{Isolation, Outcome, bwrap};
+use crate::sys::{self, ChildSetup};
 
 /// How often the clock and the tree's CPU time are looked at. An exit is
 /// seen at once (the pidfd wakes the poll), so this adds no latency.
@@ -92,15 +94,16 @@ pub(crate) fn run(
     let setup = ChildSetup {
         cgroup_procs,
         rlimits: limits.rlimits(&enforcement),
-        status: status_write,
+        descriptors: vec![(status_write, sys::STATUS_FD)],
+        die_with: None,
     };
-    sys::install(&mut command, setup);
+    sys::install(&mut command, setup)?;
     let spawned = command.spawn();
     // Closes our copies of the status pipe's write end and of the cgroup
     // files, held by the hook: the pipe ends when bwrap closes it.
     drop(command);
     let mut child = spawned?;
-    let bwrap_pid = child.id() as libc::pid_t;
+    let bwrap_pid = child.id();
     let bwrap_fd = match sys::pidfd_open(bwrap_pid) {
         Ok(fd) => fd,
         Err(e) => {
@@ -206,10 +209,10 @@ pub(crate) fn run(
         hits.insert(Limit::Memory);
     }
     match status.exit_code {
-        Some(code) if code == 128 + libc::SIGXFSZ => {
+        Some(code) if code == 128 + Signal::XFSZ.as_raw() => {
             hits.insert(Limit::FileSize);
         }
-        Some(code) if code == 128 + libc::SIGXCPU => {
+        Some(code) if code == 128 + Signal::XCPU.as_raw() => {
             hits.insert(Limit::CpuTime);
         }
         _ => {}
@@ -272,7 +275,7 @@ struct Status {
     buffer: Vec<u8>,
     /// A pidfd of the sandbox's pid 1.
     pid1: Option<OwnedFd>,
-    pid1_number: Option<i32>,
+    pid1_number: Option<u32>,
     /// The command's exit code (128 + N for a signal N), once it has ended.
     exit_code: Option<i32>,
 }
@@ -322,7 +325,9 @@ impl Status {
             return;
         };
         if let Some(pid) = value.get("child-pid").and_then(serde_json::Value::as_i64) {
-            let pid = pid as libc::pid_t;
+            let Ok(pid) = u32::try_from(pid) else {
+                return;
+            };
             self.pid1_number = Some(pid);
             self.pid1 = sys::pidfd_open(pid)
                 .ok()
@@ -338,7 +343,7 @@ impl Status {
 /// the sandbox's pid 1 but a stranger that took a reused number (the sandbox
 /// must have been gone already), and must not be signalled. Unknown (the
 /// link cannot be read) counts as not the same.
-fn same_pid_namespace(pid: libc::pid_t) -> bool {
+fn same_pid_namespace(pid: u32) -> bool {
     let theirs = std::fs::read_link(Path::new("/proc").join(pid.to_string()).join("ns/pid"));
     let ours = std::fs::read_link("/proc/self/ns/pid");
     matches!((theirs, ours), (Ok(a), Ok(b)) if a == b)

@@ -101,12 +101,27 @@ pub fn stale_left_no_trace(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kept {
     /// An accepted write of `value`; the row's value is `row`.
-    Written { value: i64, row: i64 },
+    Written {
+        /// The value written.
+        value: i64,
+        /// The row's value after it.
+        row: i64,
+    },
     /// An accepted read that returned `got`; the row's value is `row`
     /// (0 when the field is missing).
-    Read { got: i64, row: i64 },
+    Read {
+        /// The value the read returned.
+        got: i64,
+        /// The row's value.
+        row: i64,
+    },
     /// A refused request; the row's value was `before` and is `row`.
-    Refused { before: i64, row: i64 },
+    Refused {
+        /// The row's value before the request.
+        before: i64,
+        /// The row's value after it.
+        row: i64,
+    },
 }
 
 /// [`Property::StorageKeepsValue`]: an accepted write stores its value, an

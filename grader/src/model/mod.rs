@@ -97,22 +97,51 @@ impl State {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
     /// `acquire(lock, token, ttl)`.
-    Acquire { token: String, ttl_ms: u64 },
+    Acquire {
+        /// The token to take the lock with.
+        token: String,
+        /// The time to live asked for, in milliseconds.
+        ttl_ms: u64,
+    },
     /// `release(lock, token)`.
-    Release { token: String },
+    Release {
+        /// The token the lock was taken with.
+        token: String,
+    },
     /// `acquire_fenced(lock, fence, token, ttl)`.
-    AcquireFenced { token: String, ttl_ms: u64 },
+    AcquireFenced {
+        /// The token to take the lock with.
+        token: String,
+        /// The time to live asked for, in milliseconds.
+        ttl_ms: u64,
+    },
     /// `fenced_write(row, token, value)`.
-    Write { token: u64, value: i64 },
+    Write {
+        /// The fencing token the write carries.
+        token: u64,
+        /// The value to write.
+        value: i64,
+    },
     /// `fenced_read(row, token)`.
-    Read { token: u64 },
+    Read {
+        /// The fencing token the read carries.
+        token: u64,
+    },
     /// `extend(lock, token, ttl)`.
-    Extend { token: String, ttl_ms: u64 },
+    Extend {
+        /// The token the lock was taken with.
+        token: String,
+        /// The new time to live, in milliseconds.
+        ttl_ms: u64,
+    },
     /// One tick of `keep_alive(lock, token, ttl, now, renewed_at, lost)`,
     /// handed `now`, with the state's keeper.
     Keep {
+        /// The token the lock was taken with.
         token: String,
+        /// The time to live each renewal asks for, in milliseconds.
         ttl_ms: u64,
+        /// The keeper's clock, in milliseconds.
         now_ms: u64,
     },
     /// The grader does something to the lock key itself.

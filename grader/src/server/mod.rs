@@ -93,9 +93,15 @@ pub enum ServerKind {
     /// A server named by `REDIS_URL`, run by someone else.
     Url,
     /// A container started from `image`, removed when the test process exits.
-    Container { image: String },
+    Container {
+        /// The image (`REDIS_IMAGE`, or the default one).
+        image: String,
+    },
     /// A `redis-server` at `path`, run as a child of the test process.
-    Process { path: PathBuf },
+    Process {
+        /// The `redis-server` executable.
+        path: PathBuf,
+    },
 }
 
 impl ServerKind {

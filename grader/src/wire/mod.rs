@@ -66,7 +66,12 @@ pub struct OverBudget;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// A command the lock sent, and what Redis answered, as text.
-    Sent { command: String, reply: String },
+    Sent {
+        /// The command, as text.
+        command: String,
+        /// Redis's answer, as text.
+        reply: String,
+    },
     /// Something the grader made happen between two commands.
     Intervened(String),
 }

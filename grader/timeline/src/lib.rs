@@ -393,6 +393,7 @@ impl Timeline {
     }
 }
 
+pub mod html;
 mod render;
 mod validate;
 pub mod what_if;

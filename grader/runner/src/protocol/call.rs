@@ -5,6 +5,10 @@ use std::time::Duration;
 use super::{Fault, Unreadable};
 
 /// One learner function, with its arguments (the connections are links, named apart).
+///
+/// Each field is the argument of the same name in the signature the variant's
+/// doc gives, as the exercise's stub documents it.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Call {
     /// `new_token()`.
@@ -62,14 +66,23 @@ pub enum Call {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Order {
     /// Connect a new link to the judge's socket and send `HELLO name` on it.
-    Open { link: String },
+    Open {
+        /// The link's name.
+        link: String,
+    },
     /// Close a link: the judge's connection it stood for is gone.
-    Close { link: String },
+    Close {
+        /// The link's name.
+        link: String,
+    },
     /// Call a function: its answer goes on `home`, its connections are `home`
     /// (for a function of one connection) or `nodes` (for Redlock).
     Call {
+        /// The link the answer goes on, and the connection of a function of one.
         home: String,
+        /// The links standing for Redlock's nodes, in order.
         nodes: Vec<String>,
+        /// The function and its arguments.
         call: Call,
     },
 }
@@ -87,8 +100,11 @@ pub enum Answer {
     Read(Result<Option<i64>, Fault>),
     /// `keep_alive`'s result, and its two in-out arguments after the call.
     Kept {
+        /// What `keep_alive` returned.
         result: Result<(), Fault>,
+        /// `renewed_at` after the call.
         renewed_at: Duration,
+        /// `lost` after the call.
         lost: bool,
     },
     /// `redlock_acquire`'s validity.
@@ -97,7 +113,9 @@ pub enum Answer {
     Released(usize),
     /// The function panicked (a `todo!()` included).
     Panicked {
+        /// The panic's message.
         message: String,
+        /// Where it panicked (`file:line`), when the hook saw it.
         location: Option<String>,
     },
 }

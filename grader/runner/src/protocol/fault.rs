@@ -19,9 +19,17 @@ pub enum Fault {
     /// An error reply of Redis's: its code, a space, its details.
     Server(String),
     /// A failure of the connection, with `std::io::ErrorKind`'s name.
-    Io { kind: String, text: String },
+    Io {
+        /// The `std::io::ErrorKind`, by name.
+        kind: String,
+        /// The error's text.
+        text: String,
+    },
     /// A command the judge refused before it went out.
-    Refused { detail: String },
+    Refused {
+        /// Why, as the judge said it.
+        detail: String,
+    },
     /// Anything else, by its text.
     Other(String),
 }

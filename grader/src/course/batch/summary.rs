@@ -23,6 +23,7 @@ use super::Graded;
 use super::report::{broken_rule, student_rows};
 use crate::exercise;
 use crate::harness::{Outcome, groups};
+use crate::timeline::html::escape;
 use crate::verdict::Property;
 
 /// Where the chapter links point when no other book is named: `book/serve`'s.
@@ -398,12 +399,4 @@ fn checks_not_passed(h: &mut String, working: &[&(&Graded, Standing, Vec<Row>)])
         );
     }
     h.push_str("</tbody></table>\n");
-}
-
-/// `text` as HTML text or attribute value.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }

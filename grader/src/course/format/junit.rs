@@ -7,24 +7,22 @@
 //! could not run), whose `message` is the report's first line and whose text
 //! is the whole report; what the check's process printed goes in
 //! `system-out`. When the exercises did not compile, cargo's text is the
-//! `system-err` of the run, and every check is an `error`.
+//! `system-err` of every suite, and every check is an `error`.
+//!
+//! The XML itself is written by `quick-junit`, the serializer nextest uses.
+//! It drops the characters XML 1.0 cannot hold (a terminal's escape, most
+//! control characters); they are spelled out first instead, so that a report
+//! shows what the learner's code printed rather than a silent gap.
 
-use std::fmt::Write;
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::super::grade::Results;
 use super::{Row, Status};
+use crate::harness::spelled_out;
 
 /// The JUnit XML for `results`.
 pub fn render(results: &Results, rows: &[Row]) -> String {
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let count = |status: Status| rows.iter().filter(|r| r.status == status).count();
-    let _ = writeln!(
-        xml,
-        "<testsuites name=\"exercises\" tests=\"{}\" failures=\"{}\" errors=\"{}\">",
-        rows.len(),
-        count(Status::Fail),
-        count(Status::Error)
-    );
+    let mut report = Report::new("exercises");
     let mut exercises: Vec<&str> = Vec::new();
     for row in rows {
         if !exercises.contains(&row.exercise.as_str()) {
@@ -32,91 +30,57 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
         }
     }
     for exercise in exercises {
-        let suite: Vec<&Row> = rows.iter().filter(|r| r.exercise == exercise).collect();
-        let count = |status: Status| suite.iter().filter(|r| r.status == status).count();
-        let time: std::time::Duration = suite.iter().map(|r| r.duration).sum();
-        let _ = writeln!(
-            xml,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" \
-             time=\"{:.3}\">",
-            escape(exercise),
-            suite.len(),
-            count(Status::Fail),
-            count(Status::Error),
-            super::seconds(time)
-        );
-        for row in suite {
-            testcase(&mut xml, row);
+        let mut suite = TestSuite::new(xml_text(exercise));
+        let cases: Vec<&Row> = rows.iter().filter(|r| r.exercise == exercise).collect();
+        suite.set_time(cases.iter().map(|r| r.duration).sum());
+        suite.add_test_cases(cases.into_iter().map(testcase));
+        if let Results::CompileError { output, .. } = results {
+            suite.set_system_err(xml_text(output));
         }
-        let _ = writeln!(xml, "  </testsuite>");
+        report.add_test_suite(suite);
     }
-    if let Results::CompileError { output, .. } = results {
-        let _ = writeln!(xml, "  <system-err>{}</system-err>", escape(output));
-    }
-    xml.push_str("</testsuites>\n");
-    xml
+    // Serialising into memory cannot fail; the fallback is never reached.
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- the JUnit report could not be written: {e} -->\n"))
 }
 
-fn testcase(xml: &mut String, row: &Row) {
-    let _ = write!(
-        xml,
-        "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
-        escape(&row.exercise),
-        escape(&row.name),
-        super::seconds(row.duration)
-    );
-    let element = match row.status {
-        Status::Pass if row.printed.is_empty() => {
-            xml.push_str("/>\n");
-            return;
-        }
+fn testcase(row: &Row) -> TestCase {
+    let kind = match row.status {
         Status::Pass => None,
-        Status::Fail => Some("failure"),
-        Status::Error => Some("error"),
+        Status::Fail => Some(NonSuccessKind::Failure),
+        Status::Error => Some(NonSuccessKind::Error),
     };
-    xml.push_str(">\n");
-    if let Some(element) = element {
-        let first = row
-            .message
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        let _ = writeln!(
-            xml,
-            "      <{element} message=\"{}\" type=\"{}\">{}</{element}>",
-            escape(first.trim()),
-            row.outcome,
-            escape(&row.message)
-        );
-    }
+    let status = match kind {
+        None => TestCaseStatus::success(),
+        Some(kind) => {
+            let first = row
+                .message
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            let mut status = TestCaseStatus::non_success(kind);
+            status
+                .set_message(xml_text(first.trim()))
+                .set_type(row.outcome)
+                .set_description(xml_text(&row.message));
+            status
+        }
+    };
+    let mut case = TestCase::new(xml_text(&row.name), status);
+    case.set_classname(xml_text(&row.exercise))
+        .set_time(row.duration);
     if !row.printed.is_empty() {
-        let _ = writeln!(
-            xml,
-            "      <system-out>{}</system-out>",
-            escape(&row.printed)
-        );
+        case.set_system_out(xml_text(&row.printed));
     }
-    xml.push_str("    </testcase>\n");
+    case
 }
 
-/// `text` as XML character data or an attribute value: markup escaped, and
-/// the characters XML 1.0 cannot hold at all (most control characters, such
-/// as a terminal's escape) spelled out.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' => {
-                out.extend(c.escape_default());
-            }
-            c => out.push(c),
-        }
-    }
-    out
+/// `text` with the characters XML 1.0 cannot hold spelled out (`\u{1b}`):
+/// the control characters but tab and line ends, and the two noncharacters
+/// U+FFFE and U+FFFF. Markup is escaped by the serializer.
+fn xml_text(text: &str) -> String {
+    spelled_out(text, &['\t', '\n', '\r'])
+        .replace('\u{FFFE}', "\\u{fffe}")
+        .replace('\u{FFFF}', "\\u{ffff}")
 }
