@@ -122,9 +122,13 @@ fn the_summary_leads_with_the_rules_and_keeps_not_started_apart() {
     assert!(rules < students, "{html}");
     let rules = section(&html, "The rules the class breaks most");
     let release = rules
-        .find(Property::ReleaseSparesOthers.rule())
+        .find(&lock_timeline::html::escape(
+            Property::ReleaseSparesOthers.rule(),
+        ))
         .expect("release");
-    let ttl = rules.find(Property::LockHasTtl.rule()).expect("ttl");
+    let ttl = rules
+        .find(&lock_timeline::html::escape(Property::LockHasTtl.rule()))
+        .expect("ttl");
     assert!(release < ttl, "two students before one:\n{rules}");
     assert!(
         rules.contains("<a href=\"http://localhost:3000/releasing.html\">chapter 2</a>"),
