@@ -160,11 +160,7 @@ fn hogs_memory<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> R
 }
 
 fn stops<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> RedisResult<bool> {
-    #[allow(unsafe_code)]
-    // SAFETY: a plain system call.
-    unsafe {
-        libc::raise(libc::SIGSTOP)
-    };
+    crate::sys::stop_this_process();
     Ok(true)
 }
 
