@@ -31,7 +31,11 @@ pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the removal at the end waits for the engine to let go of a network.
-const NETWORK_PATIENCE: Duration = Duration::from_secs(5);
+const NETWORK_PATIENCE: Duration = Duration::from_secs(10);
+
+/// How long one removal at the end may take: nobody waits for it any more, and on a loaded
+/// machine removing five containers at once takes longer than one call's bound.
+const END_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What this helper started, and its client of the engine.
 #[derive(Default)]
@@ -79,15 +83,22 @@ impl Helper {
             }
             Request::Inspect { id } => inspect(&docker, &id).await.map(Reply::Inspected),
             Request::Remove { id } => self.remove(&docker, &id).await.map(|()| Reply::Done),
-            Request::CreateNetwork { name, labels } => {
+            Request::CreateNetwork {
+                name,
+                labels,
+                timeout_ms,
+            } => {
                 let request = NetworkCreateRequest {
                     name: name.clone(),
                     driver: Some("bridge".to_owned()),
                     labels: Some(labels.into_iter().collect()),
                     ..Default::default()
                 };
-                bounded(CALL_TIMEOUT, docker.create_network(request)).await?;
+                // Recorded before the call: a creation that outlasts its bound may still
+                // happen in the engine, and the removal at the end must try it then too.
                 self.networks.push(name);
+                let limit = Duration::from_millis(timeout_ms);
+                bounded(limit, docker.create_network(request)).await?;
                 Ok(Reply::Done)
             }
             Request::RemoveNetwork { name, patience_ms } => {
@@ -111,7 +122,7 @@ impl Helper {
             .containers
             .drain()
             .map(|(_, container)| {
-                tokio::spawn(async move { bounded(CALL_TIMEOUT, container.rm()).await })
+                tokio::spawn(async move { bounded(END_TIMEOUT, container.rm()).await })
             })
             .collect();
         for removal in removals {
@@ -121,7 +132,7 @@ impl Helper {
             return;
         };
         for name in std::mem::take(&mut self.networks) {
-            let _ = remove_network(&docker, &name, NETWORK_PATIENCE).await;
+            remove_network_at_end(&docker, &name).await;
         }
     }
 
@@ -221,6 +232,38 @@ async fn inspect(docker: &Docker, id: &str) -> Result<Inspection, Failure> {
         addresses,
         published_port,
     })
+}
+
+/// Removes a network of this helper's at the end. Whatever container is still on it is this
+/// run's too (the network is private to the run): a removal that ran out of time, or a start
+/// that finished in the engine after its caller had given up. Those go first, then the network.
+async fn remove_network_at_end(docker: &Docker, name: &str) {
+    if !matches!(
+        remove_network(docker, name, NETWORK_PATIENCE).await,
+        Ok(NetworkRemoval::StillInUse)
+    ) {
+        return;
+    }
+    let attached = bounded(
+        CALL_TIMEOUT,
+        docker.inspect_network(name, None::<InspectNetworkOptions>),
+    )
+    .await
+    .ok()
+    .and_then(|inspect| inspect.containers)
+    .unwrap_or_default();
+    let options = RemoveContainerOptionsBuilder::new()
+        .force(true)
+        .v(true)
+        .build();
+    for id in attached.keys() {
+        let _ = bounded(
+            END_TIMEOUT,
+            docker.remove_container(id, Some(options.clone())),
+        )
+        .await;
+    }
+    let _ = remove_network(docker, name, NETWORK_PATIENCE).await;
 }
 
 /// Removes the network `name`, retrying "still in use" for up to `patience`.

@@ -7,10 +7,16 @@
 //! left it. Its own bridge keeps the nodes off Docker's default one, and off every other run's.
 
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use course_docker_protocol::Request;
 
 use crate::server::{DOCKER_CALL_TIMEOUT, ServerError, docker_call, network_labels};
+
+/// How long the engine may take to create the network. A bridge is a subnet and firewall rules:
+/// with several runs creating and removing theirs on a loaded machine, that has taken more than
+/// the 10 s any other call gets.
+const CREATE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// This run's network, once asked for: its name, or why it could not be created.
 static NETWORK: OnceLock<Result<String, ServerError>> = OnceLock::new();
@@ -25,8 +31,9 @@ fn create() -> Result<String, ServerError> {
     let request = Request::CreateNetwork {
         name: name.clone(),
         labels: network_labels().into_iter().collect(),
+        timeout_ms: CREATE_TIMEOUT.as_millis() as u64,
     };
-    docker_call(&request, DOCKER_CALL_TIMEOUT, |failure| {
+    docker_call(&request, CREATE_TIMEOUT + DOCKER_CALL_TIMEOUT, |failure| {
         ServerError::DockerUnavailable {
             cause: format!(
                 "creating the private network of Redlock's nodes failed: {} (Docker may \

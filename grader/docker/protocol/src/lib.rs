@@ -73,6 +73,9 @@ pub enum Request {
         name: String,
         /// Its labels.
         labels: BTreeMap<String, String>,
+        /// How long the engine may take: on a loaded machine a new bridge (its subnet, its
+        /// firewall rules) takes far longer than any other call.
+        timeout_ms: u64,
     },
     /// Removes a network, waiting up to `patience_ms` while a container is still on it:
     /// [`Reply::Network`].
