@@ -147,8 +147,7 @@ fn graded_in_a_runner(lock: &str, filters: &[&str]) -> (String, Option<i32>) {
         .args(filters)
         .env("GRADER_LOCK", lock)
         .env("GRADER_LOCK_IN", "runner")
-        .env("GRADER_REDIS", "url")
-        .env("REDIS_URL", server.url())
+        .envs(server.child_env())
         .env_remove("GRADER_CHECK_TIME_LIMIT")
         .output()
         .expect("grade-lock runs");

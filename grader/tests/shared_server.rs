@@ -52,7 +52,7 @@ fn namespaces() -> Result<Vec<&'static str>, String> {
 /// Starts a run of every check, as pid 1 of a new pid namespace, against the
 /// server this process uses.
 fn start_run(unshare: &[&str], mode: &str) -> Child {
-    let url = server::shared().expect("a Redis").url().to_owned();
+    let server = server::shared().expect("a Redis");
     Command::new("unshare")
         .args(unshare)
         .arg(std::env::current_exe().expect("this test binary"))
@@ -63,8 +63,7 @@ fn start_run(unshare: &[&str], mode: &str) -> Child {
             "--nocapture",
         ])
         .env(CHILD, mode)
-        .env("REDIS_URL", url)
-        .env("GRADER_REDIS", "url")
+        .envs(server.child_env())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -74,10 +74,7 @@ fn through_the_runner_every_check_reports_the_stubs_as_not_started() {
     let mut options = Options::this_course();
     options.judge = env!("CARGO_BIN_EXE_course").into();
     let server = grader::server::shared().unwrap_or_else(|e| panic!("no Redis: {e}"));
-    options.env = vec![
-        ("GRADER_REDIS".into(), "url".into()),
-        ("REDIS_URL".into(), server.url().to_string()),
-    ];
+    options.env = server.child_env();
     let results = grade::run(&options).unwrap_or_else(|e| panic!("grading runs: {e}"));
     let Results::Graded { checks } = &results else {
         panic!("the stubs compile: {results:?}");
@@ -117,8 +114,7 @@ fn the_first_grading_is_a_line_per_exercise_and_where_to_begin() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_course"))
         .current_dir(options.workspace.join("exercises"))
         .env(grader::remote::RUNNER_VAR, &runner)
-        .env("GRADER_REDIS", "url")
-        .env("REDIS_URL", server.url())
+        .envs(server.child_env())
         .output()
         .expect("the judge runs");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -186,22 +186,8 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
     match prepared {
         Ok(None) => {}
         Ok(Some((server, exe))) => {
-            let mut env = vec![
-                ("GRADER_REDIS".to_string(), "url".to_string()),
-                ("REDIS_URL".to_string(), server.url().to_string()),
-            ];
-            // A check's own nodes come from this process's source, not from its URL.
-            let nodes = server::node_source();
-            if let Ok(nodes) = &nodes {
-                env.push((server::NODES_VAR.to_string(), nodes.name().to_string()));
-            }
-            // Checks that start containers use the Docker helper built here, once: cargo is
-            // not asked again for each check.
-            let containers = matches!(nodes, Ok(server::NodeSource::Container { .. }))
-                || matches!(server.kind(), server::ServerKind::Container { .. });
-            if containers && let Ok(helper) = server::helper_path() {
-                env.push((server::HELPER_VAR.to_string(), helper.display().to_string()));
-            }
+            // A check's server, nodes and Docker helper are this process's.
+            let mut env = server.child_env();
             // Where the learner's code runs, decided once for every check.
             if is_judge() {
                 let (note, value) = crate::remote::sandbox_note();

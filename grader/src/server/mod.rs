@@ -163,6 +163,28 @@ impl RedisServer {
         &self.version
     }
 
+    /// The environment that points another grader process (a check the harness runs, a
+    /// harness a test runs) at this process's Redis: this server by its URL, Redlock's nodes from
+    /// this process's source (a URL says nothing of where nodes come from, and the automatic
+    /// choice would start containers), and the Docker helper built here when either needs one,
+    /// so that cargo is not asked again.
+    pub fn child_env(&self) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("GRADER_REDIS".to_string(), "url".to_string()),
+            ("REDIS_URL".to_string(), self.url.clone()),
+        ];
+        let nodes = node_source();
+        if let Ok(nodes) = &nodes {
+            env.push((NODES_VAR.to_string(), nodes.name().to_string()));
+        }
+        let containers = matches!(nodes, Ok(NodeSource::Container { .. }))
+            || matches!(self.kind, ServerKind::Container { .. });
+        if containers && let Ok(helper) = helper_path() {
+            env.push((HELPER_VAR.to_string(), helper.display().to_string()));
+        }
+        env
+    }
+
     /// Opens a new connection, set up within [`CONNECT_TIMEOUT`]; its reads and writes then wait
     /// as long as the server takes (a stopped process resumes them where they were).
     pub fn connect(&self) -> Result<redis::Connection, ServerError> {
