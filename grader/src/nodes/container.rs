@@ -67,15 +67,17 @@ impl ContainerNode {
         let passwords = (0..n)
             .map(|_| Password::fresh())
             .collect::<Result<Vec<_>, _>>()?;
-        // Names unique in the run: a process may start its nodes more than once.
+        // Names unique on the network: a process may start its nodes more than once, and the
+        // checks of one harness share its network.
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let run = crate::server::run_id();
         let starts = passwords
             .iter()
             .map(|password| {
                 let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let placement = Placement {
                     network: Some(network.to_owned()),
-                    name: Some(format!("{network}-{n}")),
+                    name: Some(format!("dlcourse-nodes-{run}-{n}")),
                 };
                 (placement, password)
             })

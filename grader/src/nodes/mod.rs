@@ -26,7 +26,7 @@
 
 pub mod cluster;
 mod container;
-mod network;
+pub mod network;
 mod process;
 
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
