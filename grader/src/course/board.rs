@@ -188,7 +188,7 @@ mod tests {
     }
 
     #[test]
-    fn the_exercises_follow_the_files_and_end_with_the_scenarios() {
+    fn the_exercises_follow_the_books_chapters_and_end_with_the_scenarios() {
         let board = Board::new();
         assert_eq!(
             board.exercises(),
@@ -196,10 +196,10 @@ mod tests {
                 "token",
                 "acquire",
                 "release",
-                "fencing",
-                "storage",
                 "extend",
                 "keeper",
+                "fencing",
+                "storage",
                 "redlock",
                 "scenarios"
             ]

@@ -8,7 +8,7 @@
 //! pure function of its inputs, so a test can read the screen without a
 //! terminal, and the same state always draws the same screen.
 
-use crate::exercise;
+use crate::exercise::{self, chapter};
 use crate::harness::{Outcome, groups};
 
 use super::board::{Board, Entry, broken_rule};
@@ -100,10 +100,18 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
     let mut lines = top;
     lines.extend(head);
     let fixed = lines.len() + tail.len() + footer.len();
+    // A check's report can also be read whole from cargo test; a list or cargo's text cannot.
+    let whole = match (&view.status, view.mode) {
+        (Status::Watching | Status::Grading, Mode::Exercise) => {
+            " (or run the check with cargo test -p exercises)"
+        }
+        _ => "",
+    };
     lines.extend(fit(
         report,
         view.height.map(|h| h.saturating_sub(fixed)),
         view.scroll,
+        whole,
     ));
     lines.extend(tail);
     lines.extend(footer);
@@ -202,7 +210,7 @@ fn exercise(
         exercise::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
-        read_line(&exercise::chapter_of(x)),
+        format!("  Read: chapter {}", exercise::chapter_of(x).served_line()),
         String::new(),
     ];
     // The checks, a few to a line.
@@ -271,21 +279,40 @@ fn exercise(
     (head, report, tail)
 }
 
-/// `  Read: chapter 2, … (book/src/releasing.md), served at http://…/releasing.html`:
-/// the file, and the page `book/serve` serves.
-fn read_line(chapter: &str) -> String {
-    match exercise::page_of(chapter) {
-        Some(page) => format!(
-            "  Read: chapter {chapter}, served at {}{page}",
-            exercise::SERVED_BOOK
+/// The news when `exercise` has just passed all its checks: what comes next
+/// (the first exercise after it, in the table's order, that does not pass
+/// yet, then those before it) and the chapter to read, as the served book
+/// shows it; or, when every exercise passes, the chapter to read on.
+pub fn announce(board: &Board, exercise: &str) -> String {
+    let total = board.tally(exercise).total;
+    let exercises = board.exercises();
+    let after = exercises.iter().skip_while(|x| **x != exercise).skip(1);
+    let next = after
+        .chain(exercises.iter())
+        .find(|x| !board.tally(x).done());
+    match next {
+        Some(next) => {
+            let place = exercise::file_of(next).map_or(
+                "the book's stories, with your whole lock".to_string(),
+                |f| format!("in {f}"),
+            );
+            format!(
+                "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
+                exercise::chapter_of(next).served_line()
+            )
+        }
+        None => format!(
+            "✓ {exercise} passes all {total} checks, and so does every other: your lock keeps \
+             every rule of the course. Read on: chapter {}.",
+            chapter::REDLOCK_DEBATE.served_line()
         ),
-        None => format!("  Read: chapter {chapter}"),
     }
 }
 
 /// The screenful of `lines` that fits in `room` lines, `scroll` lines down
-/// (as far as the last screenful), saying how many lines are above and below.
-fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
+/// (as far as the last screenful), saying how many lines are above and below
+/// (and, after the lines below, `whole`: where else to read them all).
+fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize, whole: &str) -> Vec<String> {
     let Some(room) = room else {
         return lines;
     };
@@ -305,9 +332,7 @@ fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
     shown.extend(lines[from..to].iter().cloned());
     let below = lines.len() - to;
     if below > 0 {
-        shown.push(format!(
-            "… {below} {MORE_BELOW} (or run the check with cargo test -p exercises)"
-        ));
+        shown.push(format!("… {below} {MORE_BELOW}{whole}"));
     }
     shown
 }
@@ -366,10 +391,10 @@ mod tests {
             screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"),
             "{screen}"
         );
-        assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
         assert!(
             screen.contains(
-                "(book/src/releasing.md), served at http://localhost:3000/releasing.html"
+                "  Read: chapter 2, Releasing: check, then delete, in one step \
+                 (http://localhost:3000/releasing.html)\n"
             ),
             "the chapter's page in the served book:\n{screen}"
         );
@@ -459,5 +484,70 @@ mod tests {
         assert!(screen.contains("\nline 199\n"), "{screen}");
         assert!(!screen.contains("more lines"), "{screen}");
         assert!(screen.lines().count() <= 40, "{screen}");
+    }
+
+    #[test]
+    fn a_finished_exercise_names_the_next_in_the_books_order_and_its_page() {
+        let mut board = Board::new();
+        for x in ["token", "acquire", "release"] {
+            graded(&mut board, x, &Outcome::Passed);
+        }
+        assert_eq!(
+            announce(&board, "release"),
+            "✓ release passes all 5 checks. Next: extend, in exercises/src/extend.rs; read \
+             chapter 3.1, Renewal and the watchdog (http://localhost:3000/renewal.html)."
+        );
+        for x in board.exercises() {
+            graded(&mut board, x, &Outcome::Passed);
+        }
+        let last = announce(&board, "scenarios");
+        assert!(
+            last.ends_with(
+                "Read on: chapter 7, The Redlock debate (http://localhost:3000/redlock.html)."
+            ),
+            "{last}"
+        );
+    }
+
+    #[test]
+    fn a_long_list_scrolls_to_its_end() {
+        let mut board = Board::new();
+        for x in board.exercises() {
+            graded(&mut board, x, &broken_release());
+        }
+        let mut v = view("token");
+        v.mode = Mode::List;
+        let whole = draw(&board, &Progress::default(), &v);
+        let rows = whole.lines().count();
+        assert!(
+            whole.contains("  redlock (exercises/src/redlock.rs): 0/14"),
+            "{whole}"
+        );
+        assert!(rows > 60, "every check is a line: {rows} lines:\n{whole}");
+
+        v.height = Some(30);
+        let top = draw(&board, &Progress::default(), &v);
+        assert_eq!(top.lines().count(), 30, "{top}");
+        assert!(top.contains("Every check"), "{top}");
+        assert!(
+            top.contains(&format!("{MORE_BELOW}\n")),
+            "j is offered, and no check to run instead:\n{top}"
+        );
+        assert!(!top.contains("l goes back."), "{top}");
+
+        // j moves one line at a time, k back; the list's end is reachable.
+        v.scroll = 1;
+        let one_down = draw(&board, &Progress::default(), &v);
+        assert!(
+            one_down.contains("… 1 lines above: k scrolls up"),
+            "{one_down}"
+        );
+        assert!(!one_down.contains("Every check"), "{one_down}");
+        v.scroll = rows;
+        let end = draw(&board, &Progress::default(), &v);
+        assert!(end.lines().count() <= 30, "{end}");
+        assert!(end.contains("l goes back."), "{end}");
+        assert!(end.contains("scenarios (your whole lock)"), "{end}");
+        assert!(!end.contains(MORE_BELOW), "{end}");
     }
 }
