@@ -8,7 +8,7 @@
 //! pure function of its inputs, so a test can read the screen without a
 //! terminal, and the same state always draws the same screen.
 
-use crate::exercise::{self, chapter};
+use crate::exercise;
 use crate::harness::{Outcome, groups};
 
 use super::board::{Board, Entry, broken_rule};
@@ -279,36 +279,6 @@ fn exercise(
     (head, report, tail)
 }
 
-/// The news when `exercise` has just passed all its checks: what comes next
-/// (the first exercise after it, in the table's order, that does not pass
-/// yet, then those before it) and the chapter to read, as the served book
-/// shows it; or, when every exercise passes, the chapter to read on.
-pub fn announce(board: &Board, exercise: &str) -> String {
-    let total = board.tally(exercise).total;
-    let exercises = board.exercises();
-    let after = exercises.iter().skip_while(|x| **x != exercise).skip(1);
-    let next = after
-        .chain(exercises.iter())
-        .find(|x| !board.tally(x).done());
-    match next {
-        Some(next) => {
-            let place = exercise::file_of(next).map_or(
-                "the book's stories, with your whole lock".to_string(),
-                |f| format!("in {f}"),
-            );
-            format!(
-                "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
-                exercise::chapter_of(next).served_line()
-            )
-        }
-        None => format!(
-            "✓ {exercise} passes all {total} checks, and so does every other: your lock keeps \
-             every rule of the course. Read on: chapter {}.",
-            chapter::REDLOCK_DEBATE.served_line()
-        ),
-    }
-}
-
 /// The screenful of `lines` that fits in `room` lines, `scroll` lines down
 /// (as far as the last screenful), saying how many lines are above and below
 /// (and, after the lines below, `whole`: where else to read them all).
@@ -340,7 +310,7 @@ fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize, whole: &str) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::results::CheckResult;
+    use crate::course::board::grade_all as graded;
     use crate::report::Report;
     use crate::verdict::{Property, Violation};
 
@@ -354,19 +324,6 @@ mod tests {
             height: None,
             scroll: 0,
         }
-    }
-
-    fn graded(board: &mut Board, exercise: &str, outcome: &Outcome) {
-        let results: Vec<CheckResult> = board
-            .checks_of(exercise)
-            .map(|e| CheckResult {
-                name: e.name.to_string(),
-                outcome: outcome.clone(),
-                printed: String::new(),
-                duration_ms: 0,
-            })
-            .collect();
-        board.record(&results);
     }
 
     fn broken_release() -> Outcome {
@@ -484,29 +441,6 @@ mod tests {
         assert!(screen.contains("\nline 199\n"), "{screen}");
         assert!(!screen.contains("more lines"), "{screen}");
         assert!(screen.lines().count() <= 40, "{screen}");
-    }
-
-    #[test]
-    fn a_finished_exercise_names_the_next_in_the_books_order_and_its_page() {
-        let mut board = Board::new();
-        for x in ["token", "acquire", "release"] {
-            graded(&mut board, x, &Outcome::Passed);
-        }
-        assert_eq!(
-            announce(&board, "release"),
-            "✓ release passes all 5 checks. Next: extend, in exercises/src/extend.rs; read \
-             chapter 3.1, Renewal and the watchdog (http://localhost:3000/renewal.html)."
-        );
-        for x in board.exercises() {
-            graded(&mut board, x, &Outcome::Passed);
-        }
-        let last = announce(&board, "scenarios");
-        assert!(
-            last.ends_with(
-                "Read on: chapter 7, The Redlock debate (http://localhost:3000/redlock.html)."
-            ),
-            "{last}"
-        );
     }
 
     #[test]

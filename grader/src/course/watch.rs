@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
+use super::announce;
 use super::board::{self, Board, broken_rule};
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
@@ -277,7 +278,9 @@ impl Loop {
         for exercise in self.board.exercises() {
             let done = self.board.tally(exercise).done();
             if done && self.progress.done.insert(exercise.to_string()) {
-                self.view.news.push(screen::announce(&self.board, exercise));
+                self.view
+                    .news
+                    .push(announce::announce(&self.board, exercise));
             } else if !done && self.board.checks_of(exercise).all(|e| e.outcome.is_some()) {
                 self.progress.done.remove(exercise);
             }
