@@ -322,9 +322,10 @@ fn the_watch_loop_follows_the_learner() {
     pane.wait("the list's end", WARM, |s| {
         s.contains("l goes back.") && !s.contains("more lines: j scrolls down")
     });
+    // Back on the whole terminal, l returns to the exercise.
+    pane.resize(70);
     pane.keys("l");
     pane.wait("acquire again", WARM, |s| s.contains("▶ acquire"));
-    pane.resize(70);
 
     // q quits in the middle of a grading, stops it, and leaves the progress behind.
     save(&src.join("release.rs"), &reference(&work, "release"));
