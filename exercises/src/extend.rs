@@ -1,4 +1,4 @@
-//! Exercise 6: renewing the lock while you still hold it.
+//! Exercise 4: renewing the lock while you still hold it.
 //!
 //! A job that may run longer than the TTL does not pick a huge TTL (a crashed
 //! holder would then block everyone for that long); it keeps a modest TTL and

@@ -1,4 +1,4 @@
-//! Exercise 7: a lease keeper, the watchdog that renews while the job works.
+//! Exercise 5: a lease keeper, the watchdog that renews while the job works.
 //!
 //! A job that holds the lock for longer than one TTL needs someone to renew
 //! it, at a steady pace, and to stop the job the moment a renewal fails.
@@ -28,7 +28,7 @@ use redis::{ConnectionLike, RedisResult};
 /// with an error), set `lost`, which the job reads before every write. Once
 /// `lost` is set, do nothing more.
 ///
-/// `super::extend::extend(con, key, token, ttl)` is your exercise 6;
+/// `super::extend::extend(con, key, token, ttl)` is your `extend`;
 /// `lost.load(Ordering::SeqCst)` and `lost.store(true, Ordering::SeqCst)`
 /// read and set the flag (`use std::sync::atomic::Ordering`).
 ///

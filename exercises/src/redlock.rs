@@ -24,7 +24,7 @@ use redis::ConnectionLike;
 /// minus the time spent and the drift allowance), or `None` when no majority
 /// granted it in time, in which case it was released on every node.
 ///
-/// Per node: `SET key token NX PX ttl`, as in exercise 2; an error (a node
+/// Per node: `SET key token NX PX ttl`, as in your `acquire`; an error (a node
 /// down, a node that does not answer in time) counts as a refusal.
 ///
 /// Checks: `cargo test -p exercises redlock::`
@@ -48,7 +48,7 @@ pub fn redlock_acquire<C: ConnectionLike>(
 /// Returns on how many nodes it deleted the lock. A node that fails or does
 /// not answer is skipped: its key expires with its TTL.
 pub fn redlock_release<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) -> usize {
-    // TODO: on every node, the check-and-delete script of exercise 3; count
+    // TODO: on every node, the check-and-delete script of your `release`; count
     // the nodes where it deleted. Not a plain DEL: the key may be someone
     // else's by now on some nodes.
     todo!("compare the token and delete on every node, in one Lua script each")

@@ -28,7 +28,7 @@
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`model`] says what each learner function must do, and [`explore`]
 //!   plays histories drawn from a seed against it;
-//! - [`exercise`] names the eight exercises once;
+//! - [`exercise`] names the exercises once, in the order of the book's chapters;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
 //!   [`report`] what a learner reads when one fails; [`token`] holds the
 //!   first exercise's judge and checks;

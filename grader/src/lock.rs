@@ -59,16 +59,16 @@ pub struct Lock {
     pub acquire: AcquireFn,
     /// See `exercises/src/release.rs`.
     pub release: ReleaseFn,
+    /// See `exercises/src/extend.rs`.
+    pub extend: ExtendFn,
+    /// See `exercises/src/keeper.rs`.
+    pub keep_alive: KeepAliveFn,
     /// See `exercises/src/fencing.rs`.
     pub acquire_fenced: AcquireFencedFn,
     /// See `exercises/src/storage.rs`.
     pub fenced_write: FencedWriteFn,
     /// See `exercises/src/storage.rs`.
     pub fenced_read: FencedReadFn,
-    /// See `exercises/src/extend.rs`.
-    pub extend: ExtendFn,
-    /// See `exercises/src/keeper.rs`.
-    pub keep_alive: KeepAliveFn,
     /// See `exercises/src/redlock.rs`.
     pub redlock_acquire: RedlockAcquireFn,
     /// See `exercises/src/redlock.rs`.

@@ -1,4 +1,4 @@
-//! Exercise 1, the lock token: what `new_token` must return, and its checks.
+//! The `token` exercise, the lock token: what `new_token` must return, and its checks.
 //!
 //! A token must be unique and unguessable: [`MIN_BITS`] (120) or more bits
 //! from the operating system's random source, in any encoding, as the

@@ -5,7 +5,8 @@
 //! editor does and reads the screen: a stub says "not started", a finished
 //! exercise is announced with the next one and its chapter, a compile error
 //! shows cargo's text and the loop goes on, a broken rule shows its report
-//! with its first hint and `h` climbs its hints one at a time, and the progress file remembers
+//! with its first hint and `h` climbs its hints one at a time, `j` and `k`
+//! scroll the list of checks on a short terminal, and the progress file remembers
 //! all of it after `q`. It also measures the time from a save to the new
 //! verdict on screen (the course's target: under 3 s once built).
 //!
@@ -68,6 +69,16 @@ impl Pane {
             .status()
             .expect("tmux send-keys runs");
         assert!(status.success());
+    }
+
+    /// Makes the terminal `rows` lines high; the loop reads its height with the next key.
+    fn resize(&self, rows: u16) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.socket, "resize-window", "-t", "0", "-y"])
+            .arg(rows.to_string())
+            .status()
+            .expect("tmux resize-window runs");
+        assert!(status.success(), "tmux could not resize the window");
     }
 
     fn alive(&self) -> bool {
@@ -291,6 +302,30 @@ fn the_watch_loop_follows_the_learner() {
         s.contains("Every check") && s.contains("storage: 8 checks, not started — fill in")
     });
     pane.keys("l");
+
+    // On a short terminal the list is a screenful at a time: j and k scroll it.
+    pane.resize(16);
+    pane.keys("l");
+    let (top, _) = pane.wait("the list's first screenful", WARM, |s| {
+        s.contains("Every check") && s.contains("more lines: j scrolls down")
+    });
+    assert!(!top.contains("l goes back."), "{top}");
+    pane.keys("jj");
+    pane.wait("the list two lines down", WARM, |s| {
+        s.contains("… 2 lines above: k scrolls up") && !s.contains("Every check")
+    });
+    pane.keys("k");
+    pane.wait("the list one line back", WARM, |s| {
+        s.contains("… 1 lines above: k scrolls up")
+    });
+    pane.keys(&"j".repeat(60));
+    pane.wait("the list's end", WARM, |s| {
+        s.contains("l goes back.") && !s.contains("more lines: j scrolls down")
+    });
+    // Back on the whole terminal, l returns to the exercise.
+    pane.resize(70);
+    pane.keys("l");
+    pane.wait("acquire again", WARM, |s| s.contains("▶ acquire"));
 
     // q quits in the middle of a grading, stops it, and leaves the progress behind.
     save(&src.join("release.rs"), &reference(&work, "release"));

@@ -30,6 +30,12 @@ fn in_words(n: usize) -> &'static str {
     .unwrap_or_else(|| panic!("{n} exercises: teach in_words a larger number"))
 }
 
+/// `text` with every run of white space one space: a sentence reads the
+/// same however its lines are wrapped.
+fn flat_readme(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[test]
 fn the_learners_door_comes_first_is_short_and_in_the_books_words() {
     let readme = read("README.md");
@@ -78,10 +84,26 @@ fn every_readme_lists_the_exercises_of_the_table_in_its_order() {
         "the learner's door counts {count} exercises"
     );
     let listed = files.join(", ");
-    let flat = door.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat_readme(door);
     assert!(
         flat.contains(&listed),
         "the learner's door lists {listed} in that order:\n{door}"
+    );
+
+    let maintain = section(&readme, "Maintain");
+    assert!(
+        maintain.contains(&format!("{count} files of stubs")),
+        "the maintainer's door counts {count} exercises"
+    );
+    let (first, last) = (EXERCISES[0].name, EXERCISES[EXERCISES.len() - 1].name);
+    let task_ids = format!(
+        "(its number: 1 `{first}` … {} `{last}`, then {} for the `scenarios`)",
+        EXERCISES.len(),
+        EXERCISES.len() + 1
+    );
+    assert!(
+        flat_readme(&readme).contains(&task_ids),
+        "the Exercism format's task ids: {task_ids}"
     );
 
     let exercises = read("exercises/README.md");
@@ -108,7 +130,16 @@ fn every_readme_lists_the_exercises_of_the_table_in_its_order() {
             .map(|f| format!("`{f}`"))
             .collect();
         assert_eq!(cells[2], functions.join(", "), "{row}");
-        assert_eq!(cells[3], exercise.chapter.number, "{row}");
+        assert_eq!(
+            cells[3],
+            format!(
+                "[{}, {}](../{})",
+                exercise.chapter.number,
+                exercise.chapter.title,
+                exercise.chapter.path()
+            ),
+            "{row}: the chapter, linked"
+        );
         assert_eq!(
             cells[4],
             format!("`cargo test -p exercises {}::`", exercise.name),

@@ -1,4 +1,4 @@
-//! Exercises 6 and 7 against their catalogue: every wrong renewal is caught
+//! The `extend` and `keeper` exercises against their catalogue: every wrong renewal is caught
 //! by the explorer too, and every correct variant passes. That every wrong
 //! renewal and keeper fails its own check with its rule and a
 //! snapshot-tested report is `tests/wrong.rs`'s test, over both catalogues.

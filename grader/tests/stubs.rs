@@ -10,11 +10,11 @@ const STUBS: Lock = Lock {
     new_token: exercises::token::new_token,
     acquire: exercises::acquire::acquire,
     release: exercises::release::release,
+    extend: exercises::extend::extend,
+    keep_alive: exercises::keeper::keep_alive,
     acquire_fenced: exercises::fencing::acquire_fenced,
     fenced_write: exercises::storage::fenced_write,
     fenced_read: exercises::storage::fenced_read,
-    extend: exercises::extend::extend,
-    keep_alive: exercises::keeper::keep_alive,
     redlock_acquire: exercises::redlock::redlock_acquire,
     redlock_release: exercises::redlock::redlock_release,
 };

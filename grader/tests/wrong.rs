@@ -37,7 +37,7 @@ fn mask(line: &str, before: &str, after: &str, with: &str) -> String {
 
 #[test]
 fn every_wrong_lock_fails_its_check_with_its_rule() {
-    // The renewal catalogue (exercises 6 and 7) is held to the same rule.
+    // The renewal catalogue (the `extend` and `keeper` exercises) is held to the same rule.
     for wrong in ALL.iter().chain(renewal::WRONG) {
         let check =
             checks::named(wrong.fails).unwrap_or_else(|| panic!("no check {}", wrong.fails));

@@ -81,12 +81,6 @@ pub struct Lock {
     pub acquire: fn(&mut Connection, &str, &str, Duration) -> RedisResult<bool>,
     /// `exercises/src/release.rs`.
     pub release: fn(&mut Connection, &str, &str) -> RedisResult<bool>,
-    /// `exercises/src/fencing.rs`.
-    pub acquire_fenced: fn(&mut Connection, &str, &str, &str, Duration) -> RedisResult<Option<u64>>,
-    /// `exercises/src/storage.rs`.
-    pub fenced_write: fn(&mut Connection, &str, u64, i64) -> RedisResult<bool>,
-    /// `exercises/src/storage.rs`.
-    pub fenced_read: fn(&mut Connection, &str, u64) -> RedisResult<Option<i64>>,
     /// `exercises/src/extend.rs`.
     pub extend: fn(&mut Connection, &str, &str, Duration) -> RedisResult<bool>,
     /// `exercises/src/keeper.rs`.
@@ -100,6 +94,12 @@ pub struct Lock {
         &mut Duration,
         &std::sync::atomic::AtomicBool,
     ) -> RedisResult<()>,
+    /// `exercises/src/fencing.rs`.
+    pub acquire_fenced: fn(&mut Connection, &str, &str, &str, Duration) -> RedisResult<Option<u64>>,
+    /// `exercises/src/storage.rs`.
+    pub fenced_write: fn(&mut Connection, &str, u64, i64) -> RedisResult<bool>,
+    /// `exercises/src/storage.rs`.
+    pub fenced_read: fn(&mut Connection, &str, u64) -> RedisResult<Option<i64>>,
     /// `exercises/src/redlock.rs`.
     #[allow(clippy::type_complexity)]
     pub redlock_acquire:

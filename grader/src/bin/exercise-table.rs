@@ -17,7 +17,7 @@ fn main() {
     for e in EXERCISES {
         println!(
             "{}\t{}\t{}\t{}\t{}\t{}",
-            e.number,
+            e.number(),
             e.name,
             e.stub(),
             e.solution(),

@@ -3,7 +3,7 @@
 //! reference.
 //!
 //! The second group below are mistakes the example-shaped checks of
-//! exercise 7 never meet (their ticks come every 500 ms, a third of their
+//! the `keeper` exercise never meet (their ticks come every 500 ms, a third of their
 //! TTL falls on a tick, their Redis never answers with an error, and A's
 //! token never takes the lock again): only `keeper::explored` catches them.
 

@@ -6,8 +6,8 @@
 //! catch it and the rule it must name; [`unseen`] holds the code of those
 //! only an explorer check catches. [`variants`] holds correct locks
 //! written differently from the reference, which must pass every check.
-//! [`renewal`] holds both kinds for exercises 6 and 7 (renewing the lock
-//! and keeping a lease).
+//! [`renewal`] holds both kinds for the `extend` and `keeper` exercises
+//! (renewing the lock and keeping a lease).
 //! [`misbehaving`] holds code that does not even return properly (panics,
 //! loops), which must be reported per check without stopping the rest.
 //! [`mutants`] holds the reference with one Lua script changed, which some

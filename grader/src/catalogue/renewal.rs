@@ -1,4 +1,5 @@
-//! Renewals and lease keepers, wrong and correct (exercises 6 and 7).
+//! Renewals and lease keepers, wrong and correct (the `extend` and `keeper`
+//! exercises).
 //!
 //! The wrong ones are the mistakes lock libraries' bug trackers show again
 //! and again: a renewal that does not look at the token, or looks in one

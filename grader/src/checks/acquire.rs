@@ -1,5 +1,5 @@
-//! The checks of exercise 2, `acquire`; the first three also check
-//! exercise 4's `acquire_fenced`, which must take the lock the same way.
+//! The checks of the `acquire` exercise; the first three also check the
+//! `fencing` exercise's `acquire_fenced`, which must take the lock the same way.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Exercise 6's checks: `extend` renews the caller's own lock, to the TTL
+//! The `extend` exercise's checks: `extend` renews the caller's own lock, to the TTL
 //! asked for, and nothing else.
 //!
 //! Three direct calls on prepared worlds (A's lock, B's lock, a lock that

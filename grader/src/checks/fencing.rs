@@ -1,4 +1,4 @@
-//! The checks of exercise 4, `acquire_fenced`, beyond those it shares with
+//! The checks of the `fencing` exercise, `acquire_fenced`, beyond those it shares with
 //! `acquire` ([`super::acquire`]): its tokens grow, grant after grant and
 //! whenever another client gets in between its commands.
 

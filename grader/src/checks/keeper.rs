@@ -1,4 +1,4 @@
-//! Exercise 7's checks: the lease keeper renews in time, and stops the job
+//! The `keeper` exercise's checks: the lease keeper renews in time, and stops the job
 //! before it writes again once a renewal fails.
 //!
 //! The keeper is called at every tick of the grader's virtual clock, the

@@ -1,4 +1,4 @@
-//! The checks of exercise 8, Redlock on five nodes.
+//! The checks of the `redlock` exercise, Redlock on five nodes.
 //!
 //! Each check opens a [`Cluster`] on the grader's five nodes, hurts some of them as a story
 //! needs (a node paused, killed, answering late, another client holding the lock on a few), runs

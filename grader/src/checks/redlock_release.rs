@@ -1,4 +1,4 @@
-//! The checks of exercise 8's `redlock_release`.
+//! The checks of the `redlock` exercise's `redlock_release`.
 //!
 //! A's release must free every node A holds, leave alone the nodes another client took after
 //! A's lock expired there, and compare and delete on each node in one step: at every command

@@ -1,4 +1,4 @@
-//! The checks of exercise 3, `release`.
+//! The checks of the `release` exercise.
 
 use super::bench::{Bench, TOKEN_A, TOKEN_B, a_holds, b_holds, expire_and_let_b_in, judged};
 use super::scenarios::scenario_check;

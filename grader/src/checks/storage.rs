@@ -1,4 +1,4 @@
-//! The checks of exercise 5, the storage's `fenced_write` and `fenced_read`.
+//! The checks of the `storage` exercise, the storage's `fenced_write` and `fenced_read`.
 
 use super::bench::{Bench, a_holds_fenced, judged};
 use super::{Ctx, called};

@@ -12,6 +12,7 @@
 //! machines ([`format`]), and the batch of a whole class ([`batch`]);
 //! [`doctor`] says what grading needs and what is missing.
 
+mod announce;
 pub mod batch;
 pub mod board;
 pub mod doctor;

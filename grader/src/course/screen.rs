@@ -100,10 +100,18 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
     let mut lines = top;
     lines.extend(head);
     let fixed = lines.len() + tail.len() + footer.len();
+    // A check's report can also be read whole from cargo test; a list or cargo's text cannot.
+    let whole = match (&view.status, view.mode) {
+        (Status::Watching | Status::Grading, Mode::Exercise) => {
+            " (or run the check with cargo test -p exercises)"
+        }
+        _ => "",
+    };
     lines.extend(fit(
         report,
         view.height.map(|h| h.saturating_sub(fixed)),
         view.scroll,
+        whole,
     ));
     lines.extend(tail);
     lines.extend(footer);
@@ -202,7 +210,7 @@ fn exercise(
         exercise::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
-        read_line(&exercise::chapter_of(x)),
+        format!("  Read: chapter {}", exercise::chapter_of(x).served_line()),
         String::new(),
     ];
     // The checks, a few to a line.
@@ -271,21 +279,10 @@ fn exercise(
     (head, report, tail)
 }
 
-/// `  Read: chapter 2, … (book/src/releasing.md), served at http://…/releasing.html`:
-/// the file, and the page `book/serve` serves.
-fn read_line(chapter: &str) -> String {
-    match exercise::page_of(chapter) {
-        Some(page) => format!(
-            "  Read: chapter {chapter}, served at {}{page}",
-            exercise::SERVED_BOOK
-        ),
-        None => format!("  Read: chapter {chapter}"),
-    }
-}
-
 /// The screenful of `lines` that fits in `room` lines, `scroll` lines down
-/// (as far as the last screenful), saying how many lines are above and below.
-fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
+/// (as far as the last screenful), saying how many lines are above and below
+/// (and, after the lines below, `whole`: where else to read them all).
+fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize, whole: &str) -> Vec<String> {
     let Some(room) = room else {
         return lines;
     };
@@ -305,9 +302,7 @@ fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
     shown.extend(lines[from..to].iter().cloned());
     let below = lines.len() - to;
     if below > 0 {
-        shown.push(format!(
-            "… {below} {MORE_BELOW} (or run the check with cargo test -p exercises)"
-        ));
+        shown.push(format!("… {below} {MORE_BELOW}{whole}"));
     }
     shown
 }
@@ -315,7 +310,7 @@ fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::results::CheckResult;
+    use crate::course::board::grade_all as graded;
     use crate::report::Report;
     use crate::verdict::{Property, Violation};
 
@@ -329,19 +324,6 @@ mod tests {
             height: None,
             scroll: 0,
         }
-    }
-
-    fn graded(board: &mut Board, exercise: &str, outcome: &Outcome) {
-        let results: Vec<CheckResult> = board
-            .checks_of(exercise)
-            .map(|e| CheckResult {
-                name: e.name.to_string(),
-                outcome: outcome.clone(),
-                printed: String::new(),
-                duration_ms: 0,
-            })
-            .collect();
-        board.record(&results);
     }
 
     fn broken_release() -> Outcome {
@@ -366,10 +348,10 @@ mod tests {
             screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"),
             "{screen}"
         );
-        assert!(screen.contains("Read: chapter 2, Releasing"), "{screen}");
         assert!(
             screen.contains(
-                "(book/src/releasing.md), served at http://localhost:3000/releasing.html"
+                "  Read: chapter 2, Releasing: check, then delete, in one step \
+                 (http://localhost:3000/releasing.html)\n"
             ),
             "the chapter's page in the served book:\n{screen}"
         );
@@ -459,5 +441,47 @@ mod tests {
         assert!(screen.contains("\nline 199\n"), "{screen}");
         assert!(!screen.contains("more lines"), "{screen}");
         assert!(screen.lines().count() <= 40, "{screen}");
+    }
+
+    #[test]
+    fn a_long_list_scrolls_to_its_end() {
+        let mut board = Board::new();
+        for x in board.exercises() {
+            graded(&mut board, x, &broken_release());
+        }
+        let mut v = view("token");
+        v.mode = Mode::List;
+        let whole = draw(&board, &Progress::default(), &v);
+        let rows = whole.lines().count();
+        assert!(
+            whole.contains("  redlock (exercises/src/redlock.rs): 0/14"),
+            "{whole}"
+        );
+        assert!(rows > 60, "every check is a line: {rows} lines:\n{whole}");
+
+        v.height = Some(30);
+        let top = draw(&board, &Progress::default(), &v);
+        assert_eq!(top.lines().count(), 30, "{top}");
+        assert!(top.contains("Every check"), "{top}");
+        assert!(
+            top.contains(&format!("{MORE_BELOW}\n")),
+            "j is offered, and no check to run instead:\n{top}"
+        );
+        assert!(!top.contains("l goes back."), "{top}");
+
+        // j moves one line at a time, k back; the list's end is reachable.
+        v.scroll = 1;
+        let one_down = draw(&board, &Progress::default(), &v);
+        assert!(
+            one_down.contains("… 1 lines above: k scrolls up"),
+            "{one_down}"
+        );
+        assert!(!one_down.contains("Every check"), "{one_down}");
+        v.scroll = rows;
+        let end = draw(&board, &Progress::default(), &v);
+        assert!(end.lines().count() <= 30, "{end}");
+        assert!(end.contains("l goes back."), "{end}");
+        assert!(end.contains("scenarios (your whole lock)"), "{end}");
+        assert!(!end.contains(MORE_BELOW), "{end}");
     }
 }

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
+use super::announce;
 use super::board::{self, Board, broken_rule};
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
@@ -27,7 +28,7 @@ use super::open::runs_dir;
 use super::progress::Progress;
 use super::screen::{self, Mode, Status, View};
 use super::terminal::{self, RawKeys};
-use crate::exercise::{self, SCENARIOS};
+use crate::exercise::SCENARIOS;
 use crate::recording;
 
 /// How long the files must stay quiet after a write before it counts as a
@@ -277,7 +278,9 @@ impl Loop {
         for exercise in self.board.exercises() {
             let done = self.board.tally(exercise).done();
             if done && self.progress.done.insert(exercise.to_string()) {
-                self.view.news.push(self.announce(exercise));
+                self.view
+                    .news
+                    .push(announce::announce(&self.board, exercise));
             } else if !done && self.board.checks_of(exercise).all(|e| e.outcome.is_some()) {
                 self.progress.done.remove(exercise);
             }
@@ -290,33 +293,6 @@ impl Loop {
         self.view.mode = Mode::Exercise;
         self.progress.exercise = Some(self.view.exercise.to_string());
         self.save_progress();
-    }
-
-    /// "release passes all its checks", and what comes next.
-    fn announce(&self, exercise: &str) -> String {
-        let total = self.board.tally(exercise).total;
-        let exercises = self.board.exercises();
-        let after = exercises.iter().skip_while(|x| **x != exercise).skip(1);
-        let next = after
-            .chain(exercises.iter())
-            .find(|x| !self.board.tally(x).done());
-        match next {
-            Some(next) => {
-                let place = exercise::file_of(next).map_or(
-                    "the book's stories, with your whole lock".to_string(),
-                    |f| format!("in {f}"),
-                );
-                format!(
-                    "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
-                    exercise::chapter_of(next)
-                )
-            }
-            None => format!(
-                "✓ {exercise} passes all {total} checks, and so does every other: your lock keeps \
-                 every rule of the course. Read on: chapter 7, The Redlock debate \
-                 (book/src/redlock.md)."
-            ),
-        }
     }
 
     fn draw(&mut self) {

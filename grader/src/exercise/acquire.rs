@@ -14,7 +14,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 2,
     name: "acquire",
     functions: &["acquire"],
     chapter: &chapter::SINGLE_INSTANCE,

@@ -3,7 +3,12 @@
 //! An exercise names the chapter that explains it, and so does every rule a
 //! report can name ([`crate::verdict::Rule`]); both point at one of these
 //! values, so a chapter's number, file and title cannot drift apart between
-//! the exercise table, the reports and the loop.
+//! the exercise table, the reports and the loop. A report names a chapter by
+//! its file, which is there without a server; `cargo course` and the class
+//! summary name its page in the book that `book/serve` serves.
+
+/// Where `book/serve` serves the book: chapter links point there.
+pub const SERVED_BOOK: &str = "http://localhost:3000/";
 
 /// A chapter of the book, as its table of contents shows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +32,38 @@ impl Chapter {
     pub fn path(&self) -> String {
         format!("book/src/{}", self.file)
     }
+
+    /// Its page in the built book, beside the others: `releasing.html`.
+    pub fn page(&self) -> String {
+        let stem = self.file.strip_suffix(".md").unwrap_or(self.file);
+        format!("{stem}.html")
+    }
+
+    /// Its page where `book/serve` serves it.
+    pub fn url(&self) -> String {
+        format!("{SERVED_BOOK}{}", self.page())
+    }
+
+    /// The chapter as a reader of the served book finds it: number, title
+    /// and page, e.g. `2, Releasing: check, then delete, in one step
+    /// (http://localhost:3000/releasing.html)`.
+    pub fn served_line(&self) -> String {
+        format!("{}, {} ({})", self.number, self.title, self.url())
+    }
 }
+
+/// Every chapter the grader names, in the book's order (a test holds them to
+/// `book/src/SUMMARY.md`).
+pub const ALL: &[&Chapter] = &[
+    &SINGLE_INSTANCE,
+    &RELEASING,
+    &TIMEOUT,
+    &RENEWAL,
+    &FENCING,
+    &FENCING_STORAGE,
+    &REDLOCK_PRACTICE,
+    &REDLOCK_DEBATE,
+];
 
 /// Chapter 1: tokens and the single-instance acquire.
 pub const SINGLE_INSTANCE: Chapter = Chapter {
@@ -76,4 +112,11 @@ pub const REDLOCK_PRACTICE: Chapter = Chapter {
     number: "6",
     file: "redlock-practice.md",
     title: "Redlock in practice",
+};
+
+/// Chapter 7: the debate about Redlock, where a finished course reads on.
+pub const REDLOCK_DEBATE: Chapter = Chapter {
+    number: "7",
+    file: "redlock.md",
+    title: "The Redlock debate",
 };

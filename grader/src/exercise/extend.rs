@@ -14,7 +14,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 6,
     name: "extend",
     functions: &["extend"],
     chapter: &chapter::RENEWAL,

@@ -15,7 +15,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 4,
     name: "fencing",
     functions: &["acquire_fenced"],
     chapter: &chapter::FENCING,

@@ -14,7 +14,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 7,
     name: "keeper",
     functions: &["keep_alive"],
     chapter: &chapter::RENEWAL,

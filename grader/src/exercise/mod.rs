@@ -29,7 +29,7 @@ pub mod scenarios;
 pub(crate) mod storage;
 mod token;
 
-pub use chapter::Chapter;
+pub use chapter::{Chapter, SERVED_BOOK};
 
 use crate::checks::Check;
 use crate::lock::Lock;
@@ -38,8 +38,6 @@ use crate::lock::Lock;
 /// functions it asks for, the chapter that explains it, and its checks.
 #[derive(Clone, Copy)]
 pub struct Exercise {
-    /// Its place in the course, from 1.
-    pub number: u8,
     /// Its name, which is also the prefix of its checks (`acquire` for
     /// `acquire::takes_a_free_lock`) and its file's stem.
     pub name: &'static str,
@@ -56,7 +54,7 @@ pub struct Exercise {
 
 impl std::fmt::Debug for Exercise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exercise {} ({})", self.number, self.name)
+        write!(f, "exercise {} ({})", self.number(), self.name)
     }
 }
 
@@ -69,19 +67,31 @@ impl PartialEq for Exercise {
 
 impl Eq for Exercise {}
 
-/// Every exercise, in the order a learner works through them.
+/// Every exercise, in the order a learner works through them, which is the
+/// book's order of their chapters (a test holds it to `book/src/SUMMARY.md`).
+/// This list is the one place that order is written: an exercise's number is
+/// its place here.
 pub const EXERCISES: &[Exercise] = &[
     token::EXERCISE,
     acquire::EXERCISE,
     release::EXERCISE,
-    fencing::EXERCISE,
-    storage::EXERCISE,
     extend::EXERCISE,
     keeper::EXERCISE,
+    fencing::EXERCISE,
+    storage::EXERCISE,
     redlock::EXERCISE,
 ];
 
 impl Exercise {
+    /// Its place in the course, from 1: its place in [`EXERCISES`], the only
+    /// list a descriptor is in (0 would be a descriptor outside it).
+    pub fn number(&self) -> usize {
+        EXERCISES
+            .iter()
+            .position(|e| e.name == self.name)
+            .map_or(0, |i| i + 1)
+    }
+
     /// The learner's file of stubs, from the repository's root.
     pub fn stub(&self) -> String {
         format!("exercises/src/{}.rs", self.name)
@@ -90,12 +100,6 @@ impl Exercise {
     /// The reference solution's file, from the repository's root.
     pub fn solution(&self) -> String {
         format!("grader/src/reference/{}.rs", self.name)
-    }
-
-    /// The chapter as a reader finds it: number, title and file, e.g.
-    /// `2, Releasing: check, then delete, in one step (book/src/releasing.md)`.
-    pub fn chapter_line(&self) -> String {
-        self.chapter.line()
     }
 
     /// `lock`'s functions for this exercise, the reference's for the others:
@@ -109,18 +113,6 @@ impl Exercise {
         (self.take)(lock, &mut only);
         only
     }
-}
-
-/// Where `book/serve` serves the book: chapter links point there.
-pub const SERVED_BOOK: &str = "http://localhost:3000/";
-
-/// The served page of a chapter line as [`Exercise::chapter_line`] and
-/// [`crate::verdict::Property::chapter`] write it (`2, Releasing: …
-/// (book/src/releasing.md)`): `releasing.html`.
-pub fn page_of(chapter_line: &str) -> Option<String> {
-    let (_, file) = chapter_line.rsplit_once("(book/src/")?;
-    let stem = file.strip_suffix(".md)")?;
-    Some(format!("{stem}.html"))
 }
 
 /// The group of checks that plays the book's stories with the whole lock: it
@@ -139,11 +131,11 @@ pub fn file_of(exercise: &str) -> Option<String> {
 }
 
 /// The book chapter to read with `exercise` (the scenarios: the chapter of
-/// the stories they play), as [`Exercise::chapter_line`] writes it.
-pub fn chapter_of(exercise: &str) -> String {
+/// the stories they play, as the rule they keep names it).
+pub fn chapter_of(exercise: &str) -> &'static Chapter {
     named(exercise).map_or_else(
-        || crate::verdict::Property::SameAsReference.chapter(),
-        Exercise::chapter_line,
+        || crate::verdict::Property::SameAsReference.row().chapter,
+        |e| e.chapter,
     )
 }
 
@@ -174,24 +166,23 @@ mod tests {
 
     #[test]
     fn every_chapter_has_its_page_in_the_served_book() {
+        assert_eq!(
+            chapter_of("release").served_line(),
+            "2, Releasing: check, then delete, in one step (http://localhost:3000/releasing.html)"
+        );
+        assert_eq!(chapter_of(SCENARIOS).page(), "timeout.html");
         for e in EXERCISES {
-            assert_eq!(
-                page_of(&e.chapter_line()),
-                Some(e.chapter.file.replace(".md", ".html")),
-                "{}",
-                e.name
-            );
+            assert!(chapter::ALL.contains(&e.chapter), "{}", e.name);
         }
         for rule in crate::verdict::Property::ALL {
-            assert!(page_of(&rule.chapter()).is_some(), "{rule:?}");
+            assert!(chapter::ALL.contains(&rule.row().chapter), "{rule:?}");
         }
-        assert_eq!(page_of("2, Releasing"), None);
     }
 
     #[test]
     fn names_numbers_and_functions_are_each_used_once() {
         for (i, e) in EXERCISES.iter().enumerate() {
-            assert_eq!(e.number as usize, i + 1, "{} is out of order", e.name);
+            assert_eq!(e.number(), i + 1, "{}", e.name);
             assert_eq!(named(e.name), Some(e));
             assert!(!e.functions.is_empty(), "{} holds no function", e.name);
             for f in e.functions {

@@ -14,7 +14,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 8,
     name: "redlock",
     functions: &["redlock_acquire", "redlock_release"],
     chapter: &chapter::REDLOCK_PRACTICE,

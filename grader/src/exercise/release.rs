@@ -14,7 +14,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 3,
     name: "release",
     functions: &["release"],
     chapter: &chapter::RELEASING,

@@ -15,7 +15,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 5,
     name: "storage",
     functions: &["fenced_write", "fenced_read"],
     chapter: &chapter::FENCING_STORAGE,

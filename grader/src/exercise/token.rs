@@ -12,7 +12,6 @@ use crate::lock::Lock;
 
 /// The exercise.
 pub const EXERCISE: Exercise = Exercise {
-    number: 1,
     name: "token",
     functions: &["new_token"],
     chapter: &chapter::SINGLE_INSTANCE,

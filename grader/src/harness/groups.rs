@@ -74,7 +74,7 @@ pub fn next_step(results: &[(&str, &Outcome)]) -> Option<String> {
         .into_iter()
         .find(|(_, checks)| checks.iter().any(|(_, o)| !o.passed()))?;
     let passed = checks.iter().filter(|(_, o)| o.passed()).count();
-    let chapter = exercise::chapter_of(name);
+    let chapter = exercise::chapter_of(name).line();
     let grade_alone = format!("cargo test -p exercises {name}::");
     let place = exercise::file_of(name).map_or_else(
         || "the book's stories, played with your whole lock".to_string(),

@@ -1,4 +1,4 @@
-//! Exercise 4: a lock that hands out fencing tokens.
+//! Exercise 6: a lock that hands out fencing tokens.
 //!
 //! A lock with an expiry can be held by two clients at once when one of them
 //! pauses past its TTL. A fencing token makes that harmless: every grant comes

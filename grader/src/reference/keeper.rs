@@ -1,4 +1,4 @@
-//! Exercise 7: a lease keeper, the watchdog that renews while the job works.
+//! Exercise 5: a lease keeper, the watchdog that renews while the job works.
 //!
 //! A job that holds the lock for longer than one TTL needs someone to renew
 //! it, at a steady pace, and to stop the job the moment a renewal fails.

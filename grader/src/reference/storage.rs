@@ -1,4 +1,4 @@
-//! Exercise 5: the storage that checks fencing tokens.
+//! Exercise 7: the storage that checks fencing tokens.
 //!
 //! Fencing only helps if the storage itself refuses stale requests. Here a
 //! Redis hash stands for the database row the clients update:

@@ -21,7 +21,7 @@ use super::super::format::{Row, Status};
 use super::super::grade::{Results, selected};
 use super::Graded;
 use super::report::{broken_rule, student_rows};
-use crate::exercise;
+use crate::exercise::{self, Chapter};
 use crate::harness::{Outcome, groups};
 use crate::timeline::html::escape;
 use crate::verdict::Property;
@@ -165,7 +165,7 @@ fn rules_table(h: &mut String, rules: &[(&String, &BTreeSet<&str>)], book: &str)
         let chapter = Property::ALL
             .into_iter()
             .find(|p| p.rule() == rule.as_str())
-            .map(|p| chapter_link(&p.chapter(), book))
+            .map(|p| chapter_link(p.row().chapter, book))
             .unwrap_or_default();
         let who: Vec<&str> = who.iter().copied().collect();
         let _ = writeln!(
@@ -195,19 +195,15 @@ fn a_few_then_all(names: &[&str]) -> String {
     )
 }
 
-/// ` (<a href="…/releasing.html">chapter 2</a>)` for a chapter line such as
-/// `2, Releasing: … (book/src/releasing.md)`.
-fn chapter_link(chapter: &str, book: &str) -> String {
-    let number = chapter.split(',').next().unwrap_or(chapter);
-    match exercise::page_of(chapter) {
-        Some(page) => format!(
-            " (<a href=\"{}{}\">chapter {}</a>)",
-            escape(book),
-            escape(&page),
-            escape(number)
-        ),
-        None => format!(" (chapter {})", escape(number)),
-    }
+/// ` (<a href="…/releasing.html">chapter 2</a>)`: the chapter's page in the
+/// book served at `book`.
+fn chapter_link(chapter: &Chapter, book: &str) -> String {
+    format!(
+        " (<a href=\"{}{}\">chapter {}</a>)",
+        escape(book),
+        escape(&chapter.page()),
+        escape(chapter.number)
+    )
 }
 
 /// The working students, a row each and a column per exercise.
