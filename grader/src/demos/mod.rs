@@ -12,11 +12,12 @@
 pub mod what_if;
 
 use crate::catalogue::{renewal, wrong};
-use crate::checks::redlock_stories::{self, Story};
+use crate::checks::redlock_stories;
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
-use crate::scenario::{self, Scenario};
+use crate::scenario;
+use crate::story::{Story, Topology};
 use crate::timeline::Timeline;
 
 /// One timeline of the book: a story, the lock that plays it, and the
@@ -25,17 +26,9 @@ pub struct Demo {
     /// The name in `{{#timeline NAME}}`, and the JSON file's stem.
     pub name: &'static str,
     /// The story.
-    pub play: Play,
+    pub story: Story,
     /// The lock that plays it.
     pub lock: Lock,
-}
-
-/// What a demo plays.
-pub enum Play {
-    /// A story of three clients on one Redis server.
-    Scenario(Scenario),
-    /// A Redlock story on five nodes.
-    Redlock(&'static Story),
 }
 
 /// Every timeline of the book.
@@ -43,8 +36,8 @@ pub fn all() -> Vec<Demo> {
     let mut demos: Vec<Demo> = scenario::all()
         .into_iter()
         .map(|s| Demo {
-            name: s.name,
-            play: Play::Scenario(s),
+            name: s.timeline,
+            story: s,
             lock: REFERENCE,
         })
         .collect();
@@ -52,7 +45,7 @@ pub fn all() -> Vec<Demo> {
     if let Some(slow_job) = scenario::named("slow-job") {
         demos.push(Demo {
             name: "slow-job-plain-del",
-            play: Play::Scenario(slow_job),
+            story: slow_job,
             lock: plain_del,
         });
     }
@@ -63,13 +56,13 @@ pub fn all() -> Vec<Demo> {
     if let Some(renewal_pause) = scenario::named("renewal-pause") {
         demos.push(Demo {
             name: "renewal-pause-never-told",
-            play: Play::Scenario(renewal_pause),
+            story: renewal_pause,
             lock: never_tells,
         });
     }
-    demos.extend(redlock_stories::STORIES.iter().map(|story| Demo {
+    demos.extend(redlock_stories::all().into_iter().map(|story| Demo {
         name: story.timeline,
-        play: Play::Redlock(story),
+        story,
         lock: REFERENCE,
     }));
     demos
@@ -83,23 +76,23 @@ fn plain_del() -> Lock {
         .map_or(REFERENCE, |w| w.lock)
 }
 
-/// Plays a story with `lock` and returns its timeline, named as the story is.
-fn play(play: &Play, lock: &Lock) -> Result<Timeline, GradeError> {
-    match play {
-        Play::Scenario(scenario) => Ok(crate::run::run(scenario, lock)?.timeline),
+/// Plays a story with `lock`, by the engine of its topology, and returns its timeline, named
+/// as the story is.
+fn play(story: &Story, lock: &Lock) -> Result<Timeline, GradeError> {
+    match story.topology {
+        Topology::Single | Topology::Replicated { .. } => {
+            Ok(crate::run::run(story, lock)?.timeline)
+        }
         // A Redlock that failed shows it in its timeline ("redlock_acquire failed"), as
         // a scenario's lock does.
-        Play::Redlock(story) => Ok(redlock_stories::play(story, lock)?.timeline),
+        Topology::Nodes(_) => Ok(redlock_stories::play(story, lock)?.timeline),
     }
 }
 
 impl Demo {
     /// Plays the demo and returns its timeline, named as the book names it.
     pub fn timeline(&self) -> Result<Timeline, GradeError> {
-        let mut timeline = play(&self.play, &self.lock)?;
-        if let Play::Redlock(_) = self.play {
-            return Ok(timeline);
-        }
+        let mut timeline = play(&self.story, &self.lock)?;
         timeline.name = self.name.to_string();
         if self.name == "slow-job-plain-del" {
             timeline.title = "A job longer than the TTL, released with a plain DEL".into();

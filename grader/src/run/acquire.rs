@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use super::client::Step;
 use super::{Runner, Stop};
 use crate::error::GradeError;
 use crate::judge::Call;
@@ -12,7 +11,8 @@ use crate::judge::acquire::{self, Before, Grant, Key};
 use crate::judge::fencing::{Against, tokens_grow};
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
-use crate::scenario::Fencing;
+use crate::story::Fencing;
+use crate::story::client::Step;
 use crate::timeline::ActionKind;
 use crate::wire::{Turns, Wire};
 use crate::world::enter;
@@ -21,7 +21,7 @@ impl Runner<'_> {
     /// Calls `acquire` (or `acquire_fenced`); returns the grant, if any.
     pub(super) fn call_acquire(&mut self, i: usize) -> Result<Grant, Stop> {
         let (keys, token, ttl, lock) = self.acquire_args(i);
-        if self.scenario.fencing == Fencing::Off {
+        if self.story.fencing == Fencing::Off {
             let granted = self.call(i, "acquire", move |w| {
                 (lock.acquire)(w, &keys.lock, &token, ttl)
             })?;
@@ -69,7 +69,7 @@ impl Runner<'_> {
 
     /// The function the scenario takes the lock with.
     fn acquire_function(&self) -> &'static str {
-        if self.scenario.fencing == Fencing::Off {
+        if self.story.fencing == Fencing::Off {
             "acquire"
         } else {
             "acquire_fenced"

@@ -10,52 +10,32 @@
 
 use std::collections::BTreeMap;
 
-use super::client::Step;
 use super::{Runner, Stop};
 use crate::error::GradeError;
 use crate::replication::NAMES;
-use crate::scenario::{Fault, WAIT_TIMEOUT_MS};
+use crate::story::client::Step;
+use crate::story::{Topology, WAIT_TIMEOUT_MS};
 use crate::timeline::{ActionKind, NodeHealth, NodeSecond, Note};
 use crate::wire::Wire;
 use crate::world::enter;
 
 impl Runner<'_> {
-    /// Plays the faults due at this second; returns what happened, in words.
-    pub(super) fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
-        let Some(replicated) = self.scenario.replicated else {
-            return Ok(Vec::new());
-        };
+    /// Plays the faults of the pair due at this second (their effect is
+    /// [`crate::story::Fault::on_pair`]'s); returns what happened, in words. A client's fault
+    /// is its own to play ([`crate::story::client`]).
+    pub(super) fn pair_faults(&mut self) -> Result<Vec<Note>, GradeError> {
         let (mut notes, mut promoted) = (Vec::new(), false);
-        for &(_, fault) in replicated.faults.iter().filter(|(t, _)| *t == self.t) {
+        let story = self.story;
+        for fault in story.faults_at(self.t).filter(|f| f.client().is_none()) {
             let Some(pair) = self.pair.as_mut() else {
                 break;
             };
-            let (primary, replica) = (NAMES[pair.primary()], NAMES[pair.replica()]);
-            let note = match fault {
-                Fault::CutOffReplica => {
-                    pair.cut_off_replica()?;
-                    format!("{replica} cut off: stopped, and {primary} dropped its link")
-                }
-                Fault::KillPrimary => {
-                    pair.kill_primary();
-                    format!("{primary} (primary) killed")
-                }
-                Fault::RestartReplicaEmpty => {
-                    pair.restart_replica_empty()?;
-                    format!("{replica} restarted empty, not yet copying {primary}")
-                }
-                Fault::Promote => {
-                    pair.promote()?;
-                    enter(&self.world).fail_over(pair)?;
-                    promoted = true;
-                    format!("{replica} promoted; the clients follow it")
-                }
-                Fault::Rejoin => {
-                    pair.rejoin()?;
-                    format!("{replica} back, empty, as {primary}'s replica")
-                }
-            };
-            notes.push(Note::fault(note));
+            let effect = fault.on_pair(story.name, pair)?;
+            if effect.promoted {
+                enter(&self.world).fail_over(pair)?;
+                promoted = true;
+            }
+            notes.extend(effect.what.map(Note::fault));
         }
         if promoted {
             self.reconnect()?;
@@ -76,7 +56,7 @@ impl Runner<'_> {
     /// After client `i`'s acquire said yes, in a story with `WAIT`: asks how many replicas have
     /// the lock, and gives back a lock that reached none.
     pub(super) fn confirm(&mut self, i: usize) -> Result<(), Stop> {
-        if !self.scenario.replicated.is_some_and(|r| r.wait) {
+        if self.story.topology != (Topology::Replicated { wait: true }) {
             return Ok(());
         }
         let Some(mut wire) = self.clients[i].wire.take() else {

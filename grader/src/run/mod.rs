@@ -1,4 +1,5 @@
-//! Playing a scenario against Redis with a given lock.
+//! Playing a story on one server, or on a primary and its replica, against Redis with a given
+//! lock.
 //!
 //! The runner walks virtual time one second at a time. At each second it
 //! moves the clock (so Redis expires what has run out), lets each client take
@@ -11,49 +12,36 @@
 //!
 //! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
 //! calls of each exercise and have them judged; `record.rs` keeps what the
-//! timeline shows; `failover.rs` plays a story on a primary and its replica
-//! ([`crate::replication`]): its faults, the `WAIT` after a grant, its nodes.
+//! timeline shows of the server, with the clients' seconds and the run written by
+//! [`crate::story::record`]; `failover.rs` plays a story on a primary and its replica
+//! ([`crate::replication`]): its faults (their effect is [`crate::story::Fault::on_pair`]'s), the
+//! `WAIT` after a grant, its nodes. The clients are [`crate::story::client`]'s, the stories
+//! [`crate::story::Story`]s with [`Topology::Single`] or [`Topology::Replicated`].
 //!
 //! Everything happens on one thread, in a fixed order, so a scenario unfolds
 //! the same way on every run; only the race at t = 0 runs the clients' calls
 //! side by side, and even then their commands take turns.
 
 mod acquire;
-mod client;
-pub(crate) use client::{Step, shown_state};
 mod failover;
 mod keeper;
 mod record;
-pub(crate) use record::summary;
 mod release;
 mod storage;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
-use crate::scenario::{MAX_SECONDS, Scenario};
-use crate::timeline::{ActionKind, Message, Note, Timeline};
+pub use crate::story::Halt;
+use crate::story::client::{Client, Step};
+use crate::story::engine::{self, Engine};
+use crate::story::{MAX_SECONDS, Story, Topology};
+use crate::timeline::{ActionKind, Message, Note, Second, Timeline};
 use crate::verdict::{Property, Violation};
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World, enter};
-use client::Client;
-
-/// A learner function that failed during a scenario, which then stops.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Halt {
-    /// The second it happened.
-    pub t: u64,
-    /// The client whose call failed.
-    pub client: String,
-    /// The function, e.g. `release`.
-    pub function: &'static str,
-    /// How it failed.
-    pub failure: Failure,
-}
 
 /// The result of playing a scenario.
 #[derive(Clone, Debug)]
@@ -79,7 +67,7 @@ impl From<GradeError> for Stop {
 }
 
 struct Runner<'a> {
-    scenario: &'a Scenario,
+    story: &'a Story,
     lock: &'a Lock,
     world: SharedWorld,
     clients: Vec<Client>,
@@ -95,12 +83,19 @@ struct Runner<'a> {
     node_holders: [Option<String>; 2],
 }
 
-/// Plays `scenario` with `lock` against a fresh world on the shared Redis (the lock on the
+/// Plays `story` with `lock` against a fresh world on the shared Redis (the lock on the
 /// grader's primary and replica, for a story of failover).
-pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
-    let pair = match scenario.replicated {
-        Some(_) => Some(crate::replication::lease()?),
-        None => None,
+pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
+    story.fits()?;
+    let pair = match story.topology {
+        Topology::Replicated { .. } => Some(crate::replication::lease()?),
+        Topology::Single => None,
+        Topology::Nodes(_) => {
+            return Err(GradeError::StoryDoesNotFit {
+                story: story.name,
+                what: "nodes, which only Redlock's engine plays".into(),
+            });
+        }
     };
     let world = match &pair {
         Some(pair) => World::open_replicated(pair)?,
@@ -108,25 +103,13 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
     }
     .shared();
     let mut clients = Vec::new();
-    for plan in &scenario.clients {
-        clients.push(Client {
-            plan: *plan,
-            wire: Some(Wire::open(&world)?),
-            step: Step::Acquire,
-            crashed: false,
-            believes: false,
-            token: None,
-            fence: None,
-            read: 0,
-            actions: Vec::new(),
-            granted_at: 0,
-            renewed_at: Duration::ZERO,
-            lost: Arc::new(AtomicBool::new(false)),
-            stopped: false,
-        });
+    for plan in &story.clients {
+        let mut client = Client::new(*plan, &story.faults);
+        client.wire = Some(Wire::open(&world)?);
+        clients.push(client);
     }
     let mut runner = Runner {
-        scenario,
+        story,
         lock,
         world,
         clients,
@@ -137,54 +120,35 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
         pair,
         node_holders: Default::default(),
     };
-    let mut seconds = Vec::new();
-    let mut halt = None;
-    loop {
-        let t = runner.t;
-        let mut notes = runner.advance()?;
-        notes.extend(runner.faults()?);
-        let stepped = if t == 0 && scenario.race {
-            runner.race()
-        } else {
-            runner.steps()
-        };
-        match stepped {
-            Ok(()) => {}
-            Err(Stop::Grader(e)) => return Err(e),
-            Err(Stop::Halted(h)) => halt = Some(h),
-        }
-        seconds.push(runner.observe(notes)?);
-        let all_done = runner.clients.iter().all(Client::finished);
-        if halt.is_some() || all_done {
-            break;
-        }
-        if t + 1 >= MAX_SECONDS {
-            let waiting: Vec<&str> = runner
-                .clients
-                .iter()
-                .filter(|c| !c.finished())
-                .map(Client::name)
-                .collect();
-            runner.violations.push(Violation::at(
-                Property::CounterEndsRight,
-                t * 1000,
-                format!(
-                    "after {MAX_SECONDS} s, {} still had not finished",
-                    waiting.join(" and ")
-                ),
-            ));
-            break;
-        }
-        runner.t += 1;
+    let engine::Ended {
+        seconds,
+        halt,
+        stuck,
+    } = engine::play(&mut runner)?;
+    if stuck {
+        let waiting: Vec<&str> = runner
+            .clients
+            .iter()
+            .filter(|c| !c.finished())
+            .map(Client::name)
+            .collect();
+        runner.violations.push(Violation::at(
+            Property::CounterEndsRight,
+            runner.ms(),
+            format!(
+                "after {MAX_SECONDS} s, {} still had not finished",
+                waiting.join(" and ")
+            ),
+        ));
     }
     let timeline = runner.timeline(seconds)?;
     let counter = timeline.outcome.counter;
-    if halt.is_none() && counter != scenario.expected_counter {
+    if halt.is_none() && counter != story.expected_counter {
         runner.violations.push(Violation::anytime(
             Property::CounterEndsRight,
             format!(
                 "the counter ended at {counter}; with a correct lock it ends at {}",
-                scenario.expected_counter
+                story.expected_counter
             ),
         ));
     }
@@ -195,13 +159,53 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
     })
 }
 
+impl Engine for Runner<'_> {
+    fn second(&self) -> u64 {
+        self.t
+    }
+
+    fn next_second(&mut self) {
+        self.t += 1;
+    }
+
+    fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
+        self.advance()
+    }
+
+    fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
+        self.pair_faults()
+    }
+
+    /// The clients' steps, or at t = 0 of a race their first acquires at once.
+    fn steps(&mut self) -> Result<Option<Halt>, GradeError> {
+        let stepped = if self.t == 0 && self.story.race {
+            self.race()
+        } else {
+            (0..self.clients.len()).try_for_each(|i| self.step(i))
+        };
+        match stepped {
+            Ok(()) => Ok(None),
+            Err(Stop::Grader(e)) => Err(e),
+            Err(Stop::Halted(h)) => Ok(Some(h)),
+        }
+    }
+
+    fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
+        self.look(notes)
+    }
+
+    fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+}
+
 impl Runner<'_> {
     fn ms(&self) -> u64 {
         self.t * 1000
     }
 
     fn ttl(&self) -> Duration {
-        Duration::from_secs(self.scenario.ttl_s)
+        Duration::from_secs(self.story.ttl_s)
     }
 
     /// Moves the clock to this second; returns what Redis did on its own.
@@ -240,13 +244,6 @@ impl Runner<'_> {
             })
     }
 
-    fn steps(&mut self) -> Result<(), Stop> {
-        for i in 0..self.clients.len() {
-            self.step(i)?;
-        }
-        Ok(())
-    }
-
     /// One client's step at this second, with its pause and crash.
     fn step(&mut self, i: usize) -> Result<(), Stop> {
         let t = self.t;
@@ -254,14 +251,11 @@ impl Runner<'_> {
         if c.finished() || c.paused_at(t) {
             return Ok(());
         }
-        if c.plan.crash_at == Some(t) {
-            c.crashed = true;
-            c.believes = false;
-            c.wire = None;
-            c.act(ActionKind::Crashed, "crashed");
+        if c.crashes_at(t) {
+            c.crash();
             return Ok(());
         }
-        if c.plan.pause.is_some_and(|(_, until)| until == t) {
+        if c.wakes_at(t) {
             c.act(ActionKind::Resumed, "woke up");
         }
         self.keep(i)?;
@@ -285,7 +279,7 @@ impl Runner<'_> {
             Step::Done => {}
         }
         let c = &mut self.clients[i];
-        if c.plan.pause.is_some_and(|(from, _)| from == t) {
+        if c.freezes_at(t) {
             c.act(ActionKind::Paused, "froze");
         }
         Ok(())

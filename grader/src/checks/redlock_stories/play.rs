@@ -15,16 +15,16 @@
 
 use std::time::Duration;
 
-use super::client::{Client, Step};
-use super::record::{Snapshot, node_name};
-use super::stories::{Fault, Story};
-use crate::checks::redlock::{TOKEN_A, TOKEN_B, TTL, acquire, release};
+use super::record::Snapshot;
+use crate::checks::redlock::{TOKEN_A, TOKEN_B, acquire, release};
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::reference::LOCK as REFERENCE;
 use crate::sandbox::Failure;
-use crate::scenario::MAX_SECONDS;
+use crate::story::client::{Client, Step};
+use crate::story::engine::{self, Ended, Engine};
+use crate::story::{Fault, Halt, Story, Topology};
 use crate::timeline::{ActionKind, Note, Second, Timeline};
 use crate::verdict::seconds;
 use crate::wire::Wire;
@@ -37,8 +37,8 @@ pub struct Played {
     pub lines: Vec<String>,
     /// The run, second by second, for the book and for the comparison with a correct Redlock.
     pub timeline: Timeline,
-    /// The function that failed, and how, if one did (the run stops there).
-    pub halt: Option<(&'static str, Failure)>,
+    /// The call of learner code that failed, if one did (the run stops there).
+    pub halt: Option<Halt>,
 }
 
 /// One play of a story.
@@ -57,6 +57,13 @@ pub(super) struct Player<'a> {
 
 /// Plays `story` with `lock`'s Redlock, on fresh nodes and a fresh storage row.
 pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
+    story.fits()?;
+    if story.topology != Topology::Nodes(crate::nodes::NODES) {
+        return Err(GradeError::StoryDoesNotFit {
+            story: story.name,
+            what: format!("{:?}, which Redlock's engine does not play", story.topology),
+        });
+    }
     let cluster = Cluster::open()?.shared();
     let world = World::open()?.shared();
     let storage = Wire::open(&world)?;
@@ -64,7 +71,11 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
         .clients
         .iter()
         .zip([TOKEN_A, TOKEN_B])
-        .map(|(plan, token)| Client::new(*plan, token))
+        .map(|(plan, token)| {
+            let mut client = Client::new(*plan, &story.faults);
+            client.token = Some(token.to_owned());
+            client
+        })
         .collect();
     let mut player = Player {
         story,
@@ -78,27 +89,9 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
         lines: Vec::new(),
     };
     player.seen = player.snapshot()?;
-    let mut seconds: Vec<Second> = Vec::new();
-    let mut halt = None;
-    loop {
-        let mut notes = player.tick()?;
-        let t = player.t;
-        for (_, fault) in story.faults.iter().filter(|(at, _)| *at == t) {
-            notes.extend(player.fault(*fault)?);
-        }
-        for i in 0..player.clients.len() {
-            if let Err(failed) = player.step(i)? {
-                halt = Some(failed);
-                break;
-            }
-        }
-        seconds.push(player.observe(notes)?);
-        let done = player.clients.iter().all(|c| c.step == Step::Done);
-        if halt.is_some() || done || player.t + 1 >= MAX_SECONDS {
-            break;
-        }
-        player.t += 1;
-    }
+    // A story stuck after `MAX_SECONDS` ends there: it is held to the reference's run, which
+    // is not stuck.
+    let Ended { seconds, halt, .. } = engine::play(&mut player)?;
     let timeline = player.timeline(seconds, lock.name)?;
     Ok(Played {
         lines: player.lines,
@@ -110,9 +103,55 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
 /// A learner function that failed: its name and how.
 type Halted = (&'static str, Failure);
 
-impl Player<'_> {
+impl Engine for Player<'_> {
+    fn second(&self) -> u64 {
+        self.t
+    }
+
+    fn next_second(&mut self) {
+        self.t += 1;
+    }
+
     /// Moves the nodes' clocks to the start of this second; returns what time did to them.
     fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
+        self.tick_nodes()
+    }
+
+    fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
+        let mut notes = Vec::new();
+        let story = self.story;
+        for fault in story.faults_at(self.t).filter(|f| f.client().is_none()) {
+            notes.extend(self.fault(fault)?);
+        }
+        Ok(notes)
+    }
+
+    fn steps(&mut self) -> Result<Option<Halt>, GradeError> {
+        for i in 0..self.clients.len() {
+            if let Err((function, failure)) = self.step(i)? {
+                return Ok(Some(Halt {
+                    t: self.t,
+                    client: self.clients[i].name().to_owned(),
+                    function,
+                    failure,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
+        self.look(notes)
+    }
+
+    fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+}
+
+impl Player<'_> {
+    /// Moves the nodes' clocks to the start of this second; returns what time did to them.
+    fn tick_nodes(&mut self) -> Result<Vec<Note>, GradeError> {
         {
             let mut c = enter(&self.cluster);
             let target = self.t * 1000;
@@ -129,53 +168,13 @@ impl Player<'_> {
         Ok(notes)
     }
 
-    /// Does `fault` to its node; returns what happened, in words.
+    /// Does `fault` to its node (its effect is [`Fault::on_nodes`]'s); returns what happened,
+    /// in words.
     fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
         let before = self.seen.clone();
-        let (what, lost) = {
-            let mut c = enter(&self.cluster);
-            match fault {
-                Fault::Pause(i) => {
-                    c.pause(i)?;
-                    (
-                        Some(format!("{} is paused: it answers nothing", node_name(i))),
-                        false,
-                    )
-                }
-                Fault::Resume(i) => {
-                    c.resume(i)?;
-                    (Some(format!("{} resumes", node_name(i))), false)
-                }
-                Fault::Kill(i) => {
-                    c.kill(i);
-                    (Some(format!("{} is killed", node_name(i))), true)
-                }
-                // A node that was down only comes back: the look after says so.
-                Fault::Restart(i, ms) if before.is_down(i) => {
-                    c.restart_after(i, ms)?;
-                    (None, false)
-                }
-                Fault::Restart(i, 0) => {
-                    c.restart_after(i, 0)?;
-                    let what = format!("{} is killed and restarts at once, empty", node_name(i));
-                    (Some(what), true)
-                }
-                Fault::Restart(i, ms) => {
-                    c.restart_after(i, ms)?;
-                    let what = format!(
-                        "{} is killed and stays down for {}, the longest TTL",
-                        node_name(i),
-                        seconds(ms)
-                    );
-                    (Some(what), true)
-                }
-                Fault::Jump(i, ms) => {
-                    c.jump(i, ms)?;
-                    let what = format!("{}'s clock jumps {} ahead", node_name(i), seconds(ms));
-                    (Some(what), false)
-                }
-            }
-        };
+        let was_down = fault.node().is_some_and(|i| before.is_down(i));
+        let effect = fault.on_nodes(self.story.name, &mut enter(&self.cluster), was_down)?;
+        let (what, lost) = (effect.what, effect.lost);
         let after = self.snapshot()?;
         let notes: Vec<Note> = what
             .map(Note::fault)
@@ -197,7 +196,7 @@ impl Player<'_> {
         if c.step == Step::Done || c.paused_at(t) {
             return Ok(Ok(()));
         }
-        let (step, wakes) = (c.step, c.plan.pause.is_some_and(|(_, until)| until == t));
+        let (step, wakes) = (c.step, c.wakes_at(t));
         if wakes {
             self.event(i, ActionKind::Resumed, "woke up")?;
         }
@@ -214,10 +213,7 @@ impl Player<'_> {
             Step::Release => self.release(i)?,
             Step::Write { .. } | Step::Done => Ok(()),
         };
-        let freezes = self.clients[i]
-            .plan
-            .pause
-            .is_some_and(|(from, _)| from == t);
+        let freezes = self.clients[i].freezes_at(t);
         if done.is_ok() && freezes {
             self.event(i, ActionKind::Paused, "froze")?;
         }
@@ -225,8 +221,9 @@ impl Player<'_> {
     }
 
     fn acquire(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
-        let token = self.clients[i].token;
-        let got = acquire(&self.cluster, self.lock, token, TTL)?;
+        let token = self.clients[i].token.clone().unwrap_or_default();
+        let ttl = Duration::from_secs(self.story.ttl_s);
+        let got = acquire(&self.cluster, self.lock, &token, ttl)?;
         let validity = match got.value {
             Ok(validity) => validity,
             Err(failure) => {
@@ -238,20 +235,20 @@ impl Player<'_> {
             self.event(i, ActionKind::Denied, "denied: no majority of the nodes")?;
             return Ok(Ok(()));
         };
-        let on = self.snapshot()?.nodes_of(token);
+        let on = self.snapshot()?.nodes_of(&token);
         let mut text = format!(
             "acquired the lock on {}, {}",
             list(&on),
             valid_for(validity)
         );
-        if self.story.fencing {
+        if self.story.fenced() {
             let fence = self.next_fence()?;
             self.clients[i].fence = Some(fence);
             text.push_str(&format!("; fencing token {fence}"));
         }
         let now = enter(&self.cluster).now_ms();
         let c = &mut self.clients[i];
-        c.granted = Some((now, validity.as_millis() as u64));
+        c.valid = Some((now, validity.as_millis() as u64));
         c.believes = true;
         c.step = Step::Read;
         self.event(i, ActionKind::Acquired, text)?;
@@ -310,16 +307,16 @@ impl Player<'_> {
     }
 
     fn release(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
-        let token = self.clients[i].token;
-        let had = self.seen.nodes_of(token);
-        match release(&self.cluster, self.lock, token)? {
+        let token = self.clients[i].token.clone().unwrap_or_default();
+        let had = self.seen.nodes_of(&token);
+        match release(&self.cluster, self.lock, &token)? {
             Ok(_) => {}
             Err(failure) => {
                 self.event(i, ActionKind::Failed, "redlock_release failed")?;
                 return Ok(Err(("redlock_release", failure)));
             }
         }
-        let still = self.snapshot()?.nodes_of(token);
+        let still = self.snapshot()?.nodes_of(&token);
         let freed: Vec<usize> = had.into_iter().filter(|n| !still.contains(n)).collect();
         let c = &mut self.clients[i];
         c.believes = false;
@@ -337,7 +334,8 @@ impl Player<'_> {
     /// Whether client `i` is the one a majority of the nodes hold.
     fn holds(&mut self, i: usize) -> Result<bool, GradeError> {
         let snapshot = self.snapshot()?;
-        Ok(snapshot.majority() == Some(self.clients[i].token))
+        let token = self.clients[i].token.as_deref();
+        Ok(token.is_some() && snapshot.majority() == token)
     }
 
     fn event(
@@ -363,7 +361,7 @@ impl Player<'_> {
         let c = &mut self.clients[i];
         let mark = if is_unsafe { "  ✗" } else { "" };
         let what = format!("{} {text}{mark}", c.name());
-        c.act(kind, text, is_unsafe, rejected);
+        c.act_unsafe(kind, text, is_unsafe, rejected);
         self.line(&what, &after);
         self.seen = after;
         Ok(())
