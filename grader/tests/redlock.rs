@@ -212,6 +212,11 @@ fn every_story_is_a_valid_timeline_and_the_same_on_a_second_play() {
             .unwrap_or_else(|e| panic!("{}: {e}", story.name));
         assert_eq!(first.nodes.len(), 5);
         assert_eq!(
+            first.outcome.counter, story.expected_counter,
+            "{}: a correct Redlock's run ends elsewhere than the story says",
+            story.name
+        );
+        assert_eq!(
             timeline(story.name).to_json(),
             first.to_json(),
             "{}: two plays, two timelines",

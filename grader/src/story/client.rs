@@ -195,3 +195,69 @@ impl Client {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(faults: &[(u64, Fault)]) -> Client {
+        Client::new(Plan::job("A"), faults)
+    }
+
+    #[test]
+    fn a_frozen_client_acts_after_its_step_at_from_and_again_at_until() {
+        let c = a(&[
+            (
+                1,
+                Fault::Freeze {
+                    client: "A",
+                    until: 4,
+                },
+            ),
+            // Another client's fault is not A's.
+            (0, Fault::Crash("B")),
+        ]);
+        let paused: Vec<u64> = (0..6).filter(|&t| c.paused_at(t)).collect();
+        assert_eq!(paused, [2, 3]);
+        assert!(c.freezes_at(1) && !c.freezes_at(2));
+        assert!(c.wakes_at(4) && !c.wakes_at(3));
+        let shown: Vec<u64> = (0..6).filter(|&t| c.state(t) == State::Paused).collect();
+        assert_eq!(shown, [1, 2, 3]);
+        assert!(!(0..6).any(|t| c.crashes_at(t)));
+    }
+
+    #[test]
+    fn a_crashed_client_is_finished_and_believes_nothing() {
+        let mut c = a(&[(2, Fault::Crash("A"))]);
+        assert!(c.crashes_at(2) && !c.crashes_at(1));
+        c.believes = true;
+        c.crash();
+        assert!(c.finished() && !c.believes);
+        assert_eq!(c.state(3), State::Crashed);
+        assert_eq!(c.actions[0].kind, ActionKind::Crashed);
+    }
+
+    #[test]
+    fn a_frozen_client_sees_none_of_its_pause_when_it_reckons_a_validity() {
+        let freeze = Fault::Freeze {
+            client: "A",
+            until: 15,
+        };
+        let mut c = a(&[(1, freeze)]);
+        c.believes = true;
+        // Granted at 0.1 s for 9.9 s: by its own reckoning, at 15.5 s only 1.4 s have passed.
+        c.valid = Some((100, 9_900));
+        c.reckon(15_500);
+        assert!(c.believes);
+        // 0.9 s before the pause and 9 s after it: the validity is spent.
+        c.reckon(24_000);
+        assert!(!c.believes);
+        let mut awake = a(&[]);
+        awake.believes = true;
+        awake.valid = Some((100, 9_900));
+        awake.reckon(9_999);
+        assert!(awake.believes);
+        awake.reckon(10_000);
+        assert!(!awake.believes);
+    }
+}

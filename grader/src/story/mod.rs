@@ -217,3 +217,144 @@ pub const WAIT_TIMEOUT_MS: u64 = 250;
 /// The longest a story may run, in virtual seconds, before the grader calls it stuck (a lock
 /// that never frees keeps the others waiting).
 pub const MAX_SECONDS: u64 = 120;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_story() -> Vec<Story> {
+        let mut all = crate::scenario::all();
+        all.extend(crate::checks::redlock_stories::all());
+        all
+    }
+
+    #[test]
+    fn every_story_of_the_course_fits_its_topology() {
+        let stories = every_story();
+        assert!(stories.len() >= 18, "{} stories", stories.len());
+        for story in &stories {
+            story
+                .fits()
+                .unwrap_or_else(|e| panic!("{}: {e}", story.name));
+        }
+    }
+
+    #[test]
+    fn every_story_has_a_name_and_a_timeline_of_its_own() {
+        let stories = every_story();
+        for (i, a) in stories.iter().enumerate() {
+            for b in &stories[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.timeline, b.timeline);
+            }
+        }
+    }
+
+    fn misfit(story: Story) -> String {
+        match story.fits() {
+            Err(GradeError::StoryDoesNotFit { what, .. }) => what,
+            other => panic!("{}: {other:?}", story.name),
+        }
+    }
+
+    #[test]
+    fn a_fault_off_its_topology_does_not_fit() {
+        let single = Story::single("s", "", "");
+        let on_single = Story {
+            faults: vec![(0, Fault::Pause(0))],
+            ..single.clone()
+        };
+        assert!(misfit(on_single).contains("Pause(0)"));
+        let pair_fault_on_nodes = Story {
+            topology: Topology::Nodes(5),
+            faults: vec![(1, Fault::Promote)],
+            ..single.clone()
+        };
+        assert!(misfit(pair_fault_on_nodes).contains("Promote"));
+        let past_the_nodes = Story {
+            topology: Topology::Nodes(5),
+            faults: vec![(1, Fault::Kill(5))],
+            ..single.clone()
+        };
+        assert!(misfit(past_the_nodes).contains("Kill(5)"));
+        let node_fault_on_pair = Story {
+            topology: Topology::Replicated { wait: false },
+            faults: vec![(1, Fault::Jump(0, 1000))],
+            ..single.clone()
+        };
+        assert!(misfit(node_fault_on_pair).contains("Jump"));
+        let race_on_nodes = Story {
+            topology: Topology::Nodes(5),
+            race: true,
+            ..single.clone()
+        };
+        assert!(misfit(race_on_nodes).contains("race"));
+    }
+
+    #[test]
+    fn a_client_fault_names_a_client_of_the_story_and_freezes_it_once() {
+        let single = Story::single("s", "", "");
+        let stranger = Story {
+            faults: vec![(2, Fault::Crash("D"))],
+            ..single.clone()
+        };
+        assert!(misfit(stranger).contains("no client"));
+        let twice = Story {
+            faults: vec![
+                (
+                    1,
+                    Fault::Freeze {
+                        client: "A",
+                        until: 3,
+                    },
+                ),
+                (
+                    5,
+                    Fault::Freeze {
+                        client: "A",
+                        until: 7,
+                    },
+                ),
+            ],
+            ..single.clone()
+        };
+        assert!(misfit(twice).contains("A frozen 2 times"));
+        let fine = Story {
+            faults: vec![
+                (
+                    1,
+                    Fault::Freeze {
+                        client: "A",
+                        until: 3,
+                    },
+                ),
+                (
+                    5,
+                    Fault::Freeze {
+                        client: "B",
+                        until: 7,
+                    },
+                ),
+                (6, Fault::Crash("C")),
+            ],
+            ..single
+        };
+        assert!(fine.fits().is_ok());
+    }
+
+    #[test]
+    fn the_faults_of_a_second_come_in_the_story_s_order() {
+        let story = Story {
+            topology: Topology::Replicated { wait: false },
+            faults: vec![
+                (1, Fault::KillPrimary),
+                (2, Fault::Rejoin),
+                (1, Fault::Promote),
+            ],
+            ..Story::single("s", "", "")
+        };
+        let at_1: Vec<Fault> = story.faults_at(1).collect();
+        assert_eq!(at_1, [Fault::KillPrimary, Fault::Promote]);
+        assert_eq!(story.faults_at(0).count(), 0);
+    }
+}
