@@ -7,7 +7,8 @@
 
 use grader::checks::redlock_stories::{Played, all, play, story};
 use grader::reference::LOCK as REFERENCE;
-use grader::timeline::{ActionKind, Note, Second, Timeline};
+use grader::story::Fault;
+use grader::timeline::{ActionKind, Note, Second, State, Timeline};
 
 fn played(name: &str) -> Played {
     let story = story(name).unwrap_or_else(|| panic!("no story {name}"));
@@ -291,4 +292,33 @@ fn the_explorer_catches_each_wrong_redlock_and_replays_it() {
         caught += 1;
     }
     assert_eq!(caught, 7, "every wrong Redlock of the catalogue was tried");
+}
+
+/// A client's crash is the one vocabulary's fault on Redlock's nodes too: A crashes in place of
+/// its write, its keys run out on their own, and B does its job.
+#[test]
+fn a_client_crash_is_the_same_fault_on_the_nodes() {
+    let mut crashing = story("pause_longer_than_validity").expect("the pause story");
+    crashing.faults = vec![(2, Fault::Crash("A"))];
+    let played = play(&crashing, &REFERENCE).expect("a play");
+    assert!(played.halt.is_none());
+    let run = &played.timeline;
+    assert_eq!(at(run, 2).clients["A"].state, State::Crashed);
+    assert_eq!(
+        action(run, 2, "A", ActionKind::Crashed).as_deref(),
+        Some("crashed")
+    );
+    assert!(action(run, 2, "A", ActionKind::Wrote).is_none());
+    assert!(
+        run.seconds
+            .iter()
+            .all(|s| s.t < 2 || s.clients["A"].state == State::Crashed)
+    );
+    assert_eq!(run.outcome.counter, 1);
+    assert!(
+        run.outcome.summary.contains("A crashed before writing"),
+        "{}",
+        run.outcome.summary
+    );
+    assert!(played.lines.iter().any(|l| l.contains("A crashed")));
 }

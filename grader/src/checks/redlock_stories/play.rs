@@ -15,8 +15,9 @@
 
 use std::time::Duration;
 
-use super::record::Snapshot;
-use crate::checks::redlock::{TOKEN_A, TOKEN_B, acquire, release};
+use super::record::{Snapshot, list};
+use super::stories::{TOKENS, playable};
+use crate::checks::redlock::{acquire, release};
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
@@ -24,7 +25,7 @@ use crate::reference::LOCK as REFERENCE;
 use crate::sandbox::Failure;
 use crate::story::client::{Client, Step};
 use crate::story::engine::{self, Ended, Engine};
-use crate::story::{Fault, Halt, Story, Topology};
+use crate::story::{Fault, Halt, Story};
 use crate::timeline::{ActionKind, Note, Second, Timeline};
 use crate::verdict::seconds;
 use crate::wire::Wire;
@@ -57,20 +58,14 @@ pub(super) struct Player<'a> {
 
 /// Plays `story` with `lock`'s Redlock, on fresh nodes and a fresh storage row.
 pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
-    story.fits()?;
-    if story.topology != Topology::Nodes(crate::nodes::NODES) {
-        return Err(GradeError::StoryDoesNotFit {
-            story: story.name,
-            what: format!("{:?}, which Redlock's engine does not play", story.topology),
-        });
-    }
+    playable(story)?;
     let cluster = Cluster::open()?.shared();
     let world = World::open()?.shared();
     let storage = Wire::open(&world)?;
     let clients = story
         .clients
         .iter()
-        .zip([TOKEN_A, TOKEN_B])
+        .zip(TOKENS)
         .map(|(plan, token)| {
             let mut client = Client::new(*plan, &story.faults);
             client.token = Some(token.to_owned());
@@ -193,7 +188,14 @@ impl Player<'_> {
     fn step(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
         let t = self.t;
         let c = &self.clients[i];
-        if c.step == Step::Done || c.paused_at(t) {
+        if c.finished() || c.paused_at(t) {
+            return Ok(Ok(()));
+        }
+        if c.crashes_at(t) {
+            self.clients[i].crash();
+            let after = self.snapshot()?;
+            self.line(&format!("{} crashed", self.clients[i].name()), &after);
+            self.seen = after;
             return Ok(Ok(()));
         }
         let (step, wakes) = (c.step, c.wakes_at(t));
@@ -375,17 +377,6 @@ impl Player<'_> {
             "t = {:>7}  {what:<68}  nodes: {marks}",
             seconds(at)
         ));
-    }
-}
-
-/// "nodes 1, 2 and 3", "node 4", "every node".
-pub(super) fn list(nodes: &[usize]) -> String {
-    let names: Vec<String> = nodes.iter().map(|&i| (i + 1).to_string()).collect();
-    match names.as_slice() {
-        [] => "no node".to_owned(),
-        [one] => format!("node {one}"),
-        _ if nodes.len() == crate::nodes::NODES => "every node".to_owned(),
-        [rest @ .., last] => format!("nodes {} and {last}", rest.join(", ")),
     }
 }
 

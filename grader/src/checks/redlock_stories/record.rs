@@ -121,7 +121,7 @@ impl Snapshot {
             }
         }
         for (token, nodes) in gone {
-            let (owner, nodes) = (owner(token), super::play::list(&nodes));
+            let (owner, nodes) = (owner(token), list(&nodes));
             notes.push(if lost {
                 Note::fault(format!("{owner}'s key is lost on {nodes}"))
             } else {
@@ -149,6 +149,17 @@ impl Snapshot {
             })
             .collect();
         marks.join(" ")
+    }
+}
+
+/// "nodes 1, 2 and 3", "node 4", "every node".
+pub(super) fn list(nodes: &[usize]) -> String {
+    let names: Vec<String> = nodes.iter().map(|&i| (i + 1).to_string()).collect();
+    match names.as_slice() {
+        [] => "no node".to_owned(),
+        [one] => format!("node {one}"),
+        _ if nodes.len() == crate::nodes::NODES => "every node".to_owned(),
+        [rest @ .., last] => format!("nodes {} and {last}", rest.join(", ")),
     }
 }
 
