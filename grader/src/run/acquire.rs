@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{Runner, Stop};
+use super::Runner;
 use crate::error::GradeError;
 use crate::judge::Call;
 use crate::judge::acquire::{self, Before, Grant, Key};
@@ -13,11 +13,27 @@ use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
 use crate::story::Fencing;
 use crate::story::client::Step;
+use crate::story::engine::{Engine, Stop};
 use crate::timeline::ActionKind;
 use crate::wire::{Turns, Wire};
 use crate::world::enter;
 
 impl Runner<'_> {
+    /// Client `i` tries to take the lock: its acquire, judged, and in a story with `WAIT` the
+    /// course's confirmation.
+    pub(super) fn take(&mut self, i: usize) -> Result<(), Stop> {
+        self.ensure_token(i)?;
+        let value = enter(&self.world).lock_value()?;
+        let before = self.before(i, value.as_deref());
+        let outcome = self.call_acquire(i)?;
+        let granted = outcome.is_some();
+        self.judge_acquire(i, before, outcome)?;
+        if granted {
+            self.confirm(i)?;
+        }
+        Ok(())
+    }
+
     /// Calls `acquire` (or `acquire_fenced`); returns the grant, if any.
     pub(super) fn call_acquire(&mut self, i: usize) -> Result<Grant, Stop> {
         let (keys, token, ttl, lock) = self.acquire_args(i);

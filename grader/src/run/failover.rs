@@ -1,46 +1,43 @@
 //! A story on a primary and its replica: the faults of each second, the course's `WAIT` after a
 //! grant, and each node as the timeline shows it.
 //!
-//! The faults are played before the clients' steps of their second. A promotion points the world
-//! at the new primary and gives every client that still runs a new connection to it, as a client
-//! of Sentinel reconnects after a failover. `WAIT` is the course's client code, not the learner's:
+//! The faults are played before the clients' steps of their second, each as
+//! [`crate::story::Fault::on_pair`] says. A promotion points the world at the new primary and
+//! gives every client that still runs a new connection to it, as a client of Sentinel
+//! reconnects after a failover. `WAIT` is the course's client code, not the learner's:
 //! right after the learner's acquire says yes, on the same connection (`WAIT` counts the
 //! replicas that have this connection's writes), and a lock that reached no replica is given
 //! back with the learner's release, to be tried again the next second.
 
 use std::collections::BTreeMap;
 
-use super::{Runner, Stop};
+use super::Runner;
 use crate::error::GradeError;
 use crate::replication::NAMES;
 use crate::story::client::Step;
-use crate::story::{Topology, WAIT_TIMEOUT_MS};
+use crate::story::engine::Stop;
+use crate::story::{Fault, Topology, WAIT_TIMEOUT_MS};
 use crate::timeline::{ActionKind, NodeHealth, NodeSecond, Note};
 use crate::wire::Wire;
 use crate::world::enter;
 
 impl Runner<'_> {
-    /// Plays the faults of the pair due at this second (their effect is
-    /// [`crate::story::Fault::on_pair`]'s); returns what happened, in words. A client's fault
-    /// is its own to play ([`crate::story::client`]).
-    pub(super) fn pair_faults(&mut self) -> Result<Vec<Note>, GradeError> {
-        let (mut notes, mut promoted) = (Vec::new(), false);
-        let story = self.story;
-        for fault in story.faults_at(self.t).filter(|f| f.client().is_none()) {
-            let Some(pair) = self.pair.as_mut() else {
-                break;
-            };
-            let effect = fault.on_pair(story.name, pair)?;
-            if effect.promoted {
-                enter(&self.world).fail_over(pair)?;
-                promoted = true;
-            }
-            notes.extend(effect.what.map(Note::fault));
-        }
-        if promoted {
+    /// Does `fault` to the pair (its effect is [`crate::story::Fault::on_pair`]'s); returns
+    /// what happened, in words. After a promotion the world and every client follow the new
+    /// primary.
+    pub(super) fn pair_fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+        let Some(pair) = self.pair.as_mut() else {
+            return Err(GradeError::StoryDoesNotFit {
+                story: self.story.name,
+                what: format!("{fault:?} on one server"),
+            });
+        };
+        let effect = fault.on_pair(self.story.name, pair)?;
+        if effect.promoted {
+            enter(&self.world).fail_over(pair)?;
             self.reconnect()?;
         }
-        Ok(notes)
+        Ok(effect.what.map(Note::fault).into_iter().collect())
     }
 
     /// Gives every client that still runs a connection to the new primary.

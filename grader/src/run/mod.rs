@@ -36,8 +36,8 @@ use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
 pub use crate::story::Halt;
 use crate::story::client::{Client, Step};
-use crate::story::engine::{self, Engine};
-use crate::story::{MAX_SECONDS, Story, Topology};
+use crate::story::engine::{self, Engine, Stop};
+use crate::story::{Fault, MAX_SECONDS, Story, Topology};
 use crate::timeline::{ActionKind, Message, Note, Second, Timeline};
 use crate::verdict::{Property, Violation};
 use crate::wire::Wire;
@@ -52,18 +52,6 @@ pub struct Run {
     pub violations: Vec<Violation>,
     /// The call that failed, if one did (the timeline stops there).
     pub halt: Option<Halt>,
-}
-
-/// Why a scenario stopped early.
-enum Stop {
-    Halted(Halt),
-    Grader(GradeError),
-}
-
-impl From<GradeError> for Stop {
-    fn from(e: GradeError) -> Stop {
-        Stop::Grader(e)
-    }
 }
 
 struct Runner<'a> {
@@ -160,6 +148,10 @@ pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
 }
 
 impl Engine for Runner<'_> {
+    fn story(&self) -> &Story {
+        self.story
+    }
+
     fn second(&self) -> u64 {
         self.t
     }
@@ -168,34 +160,58 @@ impl Engine for Runner<'_> {
         self.t += 1;
     }
 
+    fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    fn client(&mut self, i: usize) -> &mut Client {
+        &mut self.clients[i]
+    }
+
     fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
         self.advance()
     }
 
-    fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
-        self.pair_faults()
-    }
-
-    /// The clients' steps, or at t = 0 of a race their first acquires at once.
-    fn steps(&mut self) -> Result<Option<Halt>, GradeError> {
-        let stepped = if self.t == 0 && self.story.race {
-            self.race()
-        } else {
-            (0..self.clients.len()).try_for_each(|i| self.step(i))
-        };
-        match stepped {
-            Ok(()) => Ok(None),
-            Err(Stop::Grader(e)) => Err(e),
-            Err(Stop::Halted(h)) => Ok(Some(h)),
-        }
+    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+        self.pair_fault(fault)
     }
 
     fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
         self.look(notes)
     }
 
-    fn clients(&self) -> &[Client] {
-        &self.clients
+    fn event(&mut self, i: usize, kind: ActionKind, text: String) -> Result<(), GradeError> {
+        self.clients[i].act(kind, text);
+        Ok(())
+    }
+
+    fn keep(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::keep(self, i)
+    }
+
+    fn acquire(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::take(self, i)
+    }
+
+    fn read(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::read(self, i)
+    }
+
+    fn write(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::write(self, i)
+    }
+
+    fn release(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::release(self, i)
+    }
+
+    /// The clients' steps, or at t = 0 of a race their first acquires at once.
+    fn steps(&mut self) -> Result<(), Stop> {
+        if self.t == 0 && self.story.race {
+            self.race()
+        } else {
+            (0..self.clients.len()).try_for_each(|i| engine::step(self, i))
+        }
     }
 }
 
@@ -244,47 +260,6 @@ impl Runner<'_> {
             })
     }
 
-    /// One client's step at this second, with its pause and crash.
-    fn step(&mut self, i: usize) -> Result<(), Stop> {
-        let t = self.t;
-        let c = &mut self.clients[i];
-        if c.finished() || c.paused_at(t) {
-            return Ok(());
-        }
-        if c.crashes_at(t) {
-            c.crash();
-            return Ok(());
-        }
-        if c.wakes_at(t) {
-            c.act(ActionKind::Resumed, "woke up");
-        }
-        self.keep(i)?;
-        let c = &mut self.clients[i];
-        match c.step {
-            Step::Acquire => {
-                self.ensure_token(i)?;
-                let value = enter(&self.world).lock_value()?;
-                let before = self.before(i, value.as_deref());
-                let outcome = self.call_acquire(i)?;
-                let granted = outcome.is_some();
-                self.judge_acquire(i, before, outcome)?;
-                if granted {
-                    self.confirm(i)?;
-                }
-            }
-            Step::Read => self.read(i)?,
-            Step::Write { at } if t >= at => self.write(i)?,
-            Step::Write { .. } => {}
-            Step::Release => self.release(i)?,
-            Step::Done => {}
-        }
-        let c = &mut self.clients[i];
-        if c.freezes_at(t) {
-            c.act(ActionKind::Paused, "froze");
-        }
-        Ok(())
-    }
-
     /// Calls learner code for client `i`; a failure stops the scenario.
     fn call<T, F>(&mut self, i: usize, function: &'static str, f: F) -> Result<T, Stop>
     where
@@ -305,17 +280,6 @@ impl Runner<'_> {
         self.record(i, function, wire.as_ref());
         self.clients[i].wire = wire;
         outcome.map_err(|failure| self.halt(i, function, failure))
-    }
-
-    fn halt(&mut self, i: usize, function: &'static str, failure: Failure) -> Stop {
-        let c = &mut self.clients[i];
-        c.act(ActionKind::Failed, format!("{function} failed"));
-        Stop::Halted(Halt {
-            t: self.t,
-            client: c.name().to_string(),
-            function,
-            failure,
-        })
     }
 
     fn ensure_token(&mut self, i: usize) -> Result<(), Stop> {

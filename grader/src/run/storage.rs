@@ -2,12 +2,13 @@
 //! through the lock's storage, each fenced call judged by
 //! [`crate::judge::storage`].
 
-use super::{Runner, Stop};
+use super::Runner;
 use crate::error::GradeError;
 use crate::judge::Call;
 use crate::judge::storage::{Kept, Seen, answered, keeps_value, remembers_highest};
 use crate::story::Fencing;
 use crate::story::client::Step;
+use crate::story::engine::Stop;
 use crate::timeline::ActionKind;
 use crate::world::{Row, enter};
 

@@ -22,9 +22,8 @@ use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::reference::LOCK as REFERENCE;
-use crate::sandbox::Failure;
 use crate::story::client::{Client, Step};
-use crate::story::engine::{self, Ended, Engine};
+use crate::story::engine::{self, Ended, Engine, Stop};
 use crate::story::{Fault, Halt, Story};
 use crate::timeline::{ActionKind, Note, Second, Timeline};
 use crate::verdict::seconds;
@@ -95,10 +94,11 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
     })
 }
 
-/// A learner function that failed: its name and how.
-type Halted = (&'static str, Failure);
-
 impl Engine for Player<'_> {
+    fn story(&self) -> &Story {
+        self.story
+    }
+
     fn second(&self) -> u64 {
         self.t
     }
@@ -107,40 +107,44 @@ impl Engine for Player<'_> {
         self.t += 1;
     }
 
-    /// Moves the nodes' clocks to the start of this second; returns what time did to them.
+    fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    fn client(&mut self, i: usize) -> &mut Client {
+        &mut self.clients[i]
+    }
+
     fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
         self.tick_nodes()
     }
 
-    fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
-        let mut notes = Vec::new();
-        let story = self.story;
-        for fault in story.faults_at(self.t).filter(|f| f.client().is_none()) {
-            notes.extend(self.fault(fault)?);
-        }
-        Ok(notes)
-    }
-
-    fn steps(&mut self) -> Result<Option<Halt>, GradeError> {
-        for i in 0..self.clients.len() {
-            if let Err((function, failure)) = self.step(i)? {
-                return Ok(Some(Halt {
-                    t: self.t,
-                    client: self.clients[i].name().to_owned(),
-                    function,
-                    failure,
-                }));
-            }
-        }
-        Ok(None)
+    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+        self.node_fault(fault)
     }
 
     fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
         self.look(notes)
     }
 
-    fn clients(&self) -> &[Client] {
-        &self.clients
+    fn event(&mut self, i: usize, kind: ActionKind, text: String) -> Result<(), GradeError> {
+        self.event_unsafe(i, kind, text, false, false)
+    }
+
+    fn acquire(&mut self, i: usize) -> Result<(), Stop> {
+        Player::acquire(self, i)
+    }
+
+    fn read(&mut self, i: usize) -> Result<(), Stop> {
+        Ok(Player::read(self, i)?)
+    }
+
+    fn write(&mut self, i: usize) -> Result<(), Stop> {
+        Ok(Player::write(self, i)?)
+    }
+
+    fn release(&mut self, i: usize) -> Result<(), Stop> {
+        Player::release(self, i)
     }
 }
 
@@ -165,7 +169,7 @@ impl Player<'_> {
 
     /// Does `fault` to its node (its effect is [`Fault::on_nodes`]'s); returns what happened,
     /// in words.
-    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+    fn node_fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
         let before = self.seen.clone();
         let was_down = fault.node().is_some_and(|i| before.is_down(i));
         let effect = fault.on_nodes(self.story.name, &mut enter(&self.cluster), was_down)?;
@@ -183,59 +187,19 @@ impl Player<'_> {
         Ok(notes)
     }
 
-    /// Client `i`'s step at this second. The outer error is the grader's; the inner, the call
-    /// of learner code that failed.
-    fn step(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
-        let t = self.t;
-        let c = &self.clients[i];
-        if c.finished() || c.paused_at(t) {
-            return Ok(Ok(()));
-        }
-        if c.crashes_at(t) {
-            self.clients[i].crash();
-            let after = self.snapshot()?;
-            self.line(&format!("{} crashed", self.clients[i].name()), &after);
-            self.seen = after;
-            return Ok(Ok(()));
-        }
-        let (step, wakes) = (c.step, c.wakes_at(t));
-        if wakes {
-            self.event(i, ActionKind::Resumed, "woke up")?;
-        }
-        let done = match step {
-            Step::Acquire => self.acquire(i)?,
-            Step::Read => {
-                self.read(i)?;
-                Ok(())
-            }
-            Step::Write { at } if t >= at => {
-                self.write(i)?;
-                Ok(())
-            }
-            Step::Release => self.release(i)?,
-            Step::Write { .. } | Step::Done => Ok(()),
-        };
-        let freezes = self.clients[i].freezes_at(t);
-        if done.is_ok() && freezes {
-            self.event(i, ActionKind::Paused, "froze")?;
-        }
-        Ok(done)
-    }
-
-    fn acquire(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
+    /// Client `i` tries to take the lock on the nodes, and takes a fencing token with it in a
+    /// fenced story.
+    fn acquire(&mut self, i: usize) -> Result<(), Stop> {
         let token = self.clients[i].token.clone().unwrap_or_default();
         let ttl = Duration::from_secs(self.story.ttl_s);
         let got = acquire(&self.cluster, self.lock, &token, ttl)?;
         let validity = match got.value {
             Ok(validity) => validity,
-            Err(failure) => {
-                self.event(i, ActionKind::Failed, "redlock_acquire failed")?;
-                return Ok(Err(("redlock_acquire", failure)));
-            }
+            Err(failure) => return Err(self.halt(i, "redlock_acquire", failure)),
         };
         let Some(validity) = validity else {
-            self.event(i, ActionKind::Denied, "denied: no majority of the nodes")?;
-            return Ok(Ok(()));
+            let text = "denied: no majority of the nodes";
+            return Ok(self.event(i, ActionKind::Denied, text.into())?);
         };
         let on = self.snapshot()?.nodes_of(&token);
         let mut text = format!(
@@ -253,8 +217,7 @@ impl Player<'_> {
         c.valid = Some((now, validity.as_millis() as u64));
         c.believes = true;
         c.step = Step::Read;
-        self.event(i, ActionKind::Acquired, text)?;
-        Ok(Ok(()))
+        Ok(self.event(i, ActionKind::Acquired, text)?)
     }
 
     /// The next token of the fencing counter: `INCR` on the grader's server, which stands in for
@@ -308,15 +271,11 @@ impl Player<'_> {
         self.event_unsafe(i, ActionKind::WriteRejected, text, !holds, true)
     }
 
-    fn release(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
+    fn release(&mut self, i: usize) -> Result<(), Stop> {
         let token = self.clients[i].token.clone().unwrap_or_default();
         let had = self.seen.nodes_of(&token);
-        match release(&self.cluster, self.lock, &token)? {
-            Ok(_) => {}
-            Err(failure) => {
-                self.event(i, ActionKind::Failed, "redlock_release failed")?;
-                return Ok(Err(("redlock_release", failure)));
-            }
+        if let Err(failure) = release(&self.cluster, self.lock, &token)? {
+            return Err(self.halt(i, "redlock_release", failure));
         }
         let still = self.snapshot()?.nodes_of(&token);
         let freed: Vec<usize> = had.into_iter().filter(|n| !still.contains(n)).collect();
@@ -325,12 +284,12 @@ impl Player<'_> {
         c.step = Step::Done;
         if freed.is_empty() {
             let text = "found its key on no node: nothing to release";
-            self.event(i, ActionKind::ReleaseRefused, text)?;
+            self.event(i, ActionKind::ReleaseRefused, text.into())?;
         } else {
             let text = format!("released the lock on {}", list(&freed));
             self.event(i, ActionKind::Released, text)?;
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     /// Whether client `i` is the one a majority of the nodes hold.
@@ -338,15 +297,6 @@ impl Player<'_> {
         let snapshot = self.snapshot()?;
         let token = self.clients[i].token.as_deref();
         Ok(token.is_some() && snapshot.majority() == token)
-    }
-
-    fn event(
-        &mut self,
-        i: usize,
-        kind: ActionKind,
-        text: impl Into<String>,
-    ) -> Result<(), GradeError> {
-        self.event_unsafe(i, kind, text, false, false)
     }
 
     /// Client `i` did something: the action for the timeline, and a line for the report.
