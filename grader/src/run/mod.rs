@@ -1,16 +1,18 @@
 //! Playing a story on one server, or on a primary and its replica, against Redis with a given
 //! lock.
 //!
-//! The runner walks virtual time one second at a time. At each second it
-//! moves the clock (so Redis expires what has run out), lets each client take
-//! its next step through the lock under test, and then looks at Redis to
-//! record who really holds the key, the counter and the highest token. Around
+//! The runner is this topology's [`Engine`]: the one stepping loop of
+//! [`crate::story::engine`] walks virtual time one second at a time, and the runner
+//! says what each piece means here. It moves the clock (so Redis expires what has
+//! run out), plays the faults of a pair, makes each client's next call through the
+//! lock under test, and then looks at Redis to record who really holds the key, the
+//! counter and the highest token. Around
 //! every call of the lock it asks the judges of [`crate::judge`], the same
 //! the direct checks ask, whether a rule of [`crate::verdict`] broke: a
 //! release that deleted someone else's key, a grant without the right TTL, a
 //! fencing token that did not grow, a stale write the storage let through.
 //!
-//! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
+//! This file is the engine; `acquire.rs`, `release.rs` and `storage.rs` make the
 //! calls of each exercise and have them judged; `record.rs` keeps what the
 //! timeline shows of the server, with the clients' seconds and the run written by
 //! [`crate::story::record`]; `failover.rs` plays a story on a primary and its replica

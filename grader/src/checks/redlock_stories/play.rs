@@ -1,9 +1,11 @@
 //! Playing a Redlock story second by second, with a given Redlock, on five real nodes.
 //!
-//! Virtual time moves one second at a time, as in the single-server runner ([`crate::run`]):
-//! at the start of a second the nodes' clocks move to it (keys run out), the story's faults for
-//! that second happen, then A and B each take one step of their job through the Redlock under
-//! test, and [`super::record`] looks at the nodes and the storage to write the second down. Every
+//! The player is the [`Engine`] of N nodes, played by the one stepping loop of
+//! [`crate::story::engine`] that plays the single-server runner ([`crate::run`]) too: at the
+//! start of a second the nodes' clocks move to it (keys run out), the story's faults for that
+//! second happen (as [`Fault::on_nodes`] says), then A and B each take one step of their job
+//! through the Redlock under test, and [`super::record`] looks at the nodes and the storage to
+//! write the second down. Every
 //! event also gives a line of text (when, what, and each node's holder), which a failure report
 //! shows, since the text table of a timeline draws no nodes.
 //!
