@@ -149,9 +149,9 @@ pub fn all() -> Vec<Story> {
     ]
 }
 
-/// Checks that `story` fits and is one the Redlock engine plays: on the cluster's nodes, with no more
-/// clients than it has tokens, no lease keeper and no fenced reads, which only the single
-/// server's engine plays.
+/// Checks that `story` fits and is one the Redlock engine plays: on the cluster's nodes, with
+/// no more clients than it has tokens, no lease keeper and no fenced reads, which only the
+/// single server's engine plays.
 pub(super) fn playable(story: &Story) -> Result<(), GradeError> {
     story.fits()?;
     let misfit = |what: String| {
