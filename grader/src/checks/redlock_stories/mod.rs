@@ -4,10 +4,10 @@
 //! Kleppmann's clock jump, a node restarted without persistence, antirez's delayed restart, a
 //! client paused past its validity, and the same pause with fencing tokens: each is a
 //! [`crate::story::Story`] on [`crate::story::Topology::Nodes`], faults and two clients' jobs
-//! ([`stories`]), played on a fresh [`crate::nodes::Cluster`] on virtual time ([`play`], with the
-//! clients of [`crate::story::client`] and each fault's effect from [`crate::story::Fault::on_nodes`])
-//! and recorded as a timeline with its nodes ([`record`], the clients' seconds and the run by
-//! [`crate::story::record`]). One play
+//! ([`stories`]), played on a fresh [`crate::nodes::Cluster`] on virtual time ([`play`], with
+//! the clients of [`crate::story::client`] and each fault's effect from
+//! [`crate::story::Fault::on_nodes`]) and recorded as a timeline with its nodes ([`record`], the
+//! clients' seconds and the run by [`crate::story::record`]). One play
 //! serves both the grade and the book: the book's `redlock-*` timelines are the reference's plays
 //! ([`crate::demos`]), and a check plays the learner's Redlock the same way and compares the
 //! seconds. Whatever a story shows about Redlock itself (two clients each holding a majority is
