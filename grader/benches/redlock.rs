@@ -74,11 +74,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         let story = story(name).ok_or("no such story")?;
         // The first play starts the nodes; the figures are for the story alone.
-        play(story, &REFERENCE)?;
+        play(&story, &REFERENCE)?;
         let mut times = Vec::new();
         for _ in 0..RUNS {
             let started = Instant::now();
-            let played = play(story, &REFERENCE)?;
+            let played = play(&story, &REFERENCE)?;
             times.push(started.elapsed());
             if played.halt.is_some() {
                 return Err("the reference Redlock failed".into());

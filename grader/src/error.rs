@@ -43,6 +43,15 @@ pub enum GradeError {
         /// The scenario it names.
         scenario: &'static str,
     },
+    /// A story does something its topology has not (a node's fault in a story on one server,
+    /// a client it does not have): a mistake in the grader's catalogue of stories.
+    #[error("the story {story:?} has {what}, which does not fit it")]
+    StoryDoesNotFit {
+        /// The story.
+        story: &'static str,
+        /// What does not fit.
+        what: String,
+    },
     /// An environment variable that steers the grader holds something it cannot read.
     #[error("{var} must be a number, in decimal or as 0x… hex, not {value:?}: fix or unset it")]
     Setting {

@@ -22,8 +22,10 @@
 //! - [`replication`] holds a primary and its replica for the failover stories: a replica cut
 //!   off, a primary killed, a replica promoted;
 //! - [`stall`] tells a stalled machine apart from a broken lock;
-//! - [`scenario`] describes the course's stories, [`run`] plays them and
-//!   records a [`timeline`], [`verdict`] names the rules a safe lock keeps,
+//! - [`story`] is what every story of the course is: its topology, its clients' plans and its
+//!   faults, from one vocabulary; [`scenario`] lists the stories on one server and a pair,
+//!   [`run`] plays them and records a [`timeline`] (the Redlock stories are listed and played
+//!   in `checks::redlock_stories`), [`verdict`] names the rules a safe lock keeps,
 //!   and [`judge`] judges each rule in one place, for every kind of check;
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`model`] says what each learner function must do, and [`explore`]
@@ -87,6 +89,7 @@ pub mod scenario;
 #[allow(unsafe_code)]
 pub mod server;
 pub mod stall;
+pub mod story;
 // The crate's one module of `unsafe` code: the system calls the standard
 // library does not offer.
 #[allow(unsafe_code)]

@@ -5,13 +5,14 @@
 //! timeline (the book's `redlock-*` files, held to fresh plays by `book_timelines.rs`) and a list
 //! of lines, kept as a snapshot: what a failure report shows.
 
-use grader::checks::redlock_stories::{Played, STORIES, play, story};
+use grader::checks::redlock_stories::{Played, all, play, story};
 use grader::reference::LOCK as REFERENCE;
-use grader::timeline::{ActionKind, Note, Second, Timeline};
+use grader::story::Fault;
+use grader::timeline::{ActionKind, Note, Second, State, Timeline};
 
 fn played(name: &str) -> Played {
     let story = story(name).unwrap_or_else(|| panic!("no story {name}"));
-    let played = play(story, &REFERENCE).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let played = play(&story, &REFERENCE).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(played.halt.is_none(), "{name}: the reference failed");
     played
 }
@@ -205,12 +206,17 @@ fn with_fencing_the_paused_clients_write_is_rejected() {
 
 #[test]
 fn every_story_is_a_valid_timeline_and_the_same_on_a_second_play() {
-    for story in STORIES {
+    for story in all() {
         let first = timeline(story.name);
         first
             .validate(story.timeline)
             .unwrap_or_else(|e| panic!("{}: {e}", story.name));
         assert_eq!(first.nodes.len(), 5);
+        assert_eq!(
+            first.outcome.counter, story.expected_counter,
+            "{}: a correct Redlock's run ends elsewhere than the story says",
+            story.name
+        );
         assert_eq!(
             timeline(story.name).to_json(),
             first.to_json(),
@@ -222,7 +228,7 @@ fn every_story_is_a_valid_timeline_and_the_same_on_a_second_play() {
 
 #[test]
 fn every_story_matches_its_snapshot() {
-    for story in STORIES {
+    for story in all() {
         let run = played(story.name).lines;
         insta::with_settings!({ snapshot_suffix => story.name, prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!("redlock_story", run.join("\n"));
@@ -286,4 +292,33 @@ fn the_explorer_catches_each_wrong_redlock_and_replays_it() {
         caught += 1;
     }
     assert_eq!(caught, 7, "every wrong Redlock of the catalogue was tried");
+}
+
+/// A client's crash is the one vocabulary's fault on Redlock's nodes too: A crashes in place of
+/// its write, its keys run out on their own, and B does its job.
+#[test]
+fn a_client_crash_is_the_same_fault_on_the_nodes() {
+    let mut crashing = story("pause_longer_than_validity").expect("the pause story");
+    crashing.faults = vec![(2, Fault::Crash("A"))];
+    let played = play(&crashing, &REFERENCE).expect("a play");
+    assert!(played.halt.is_none());
+    let run = &played.timeline;
+    assert_eq!(at(run, 2).clients["A"].state, State::Crashed);
+    assert_eq!(
+        action(run, 2, "A", ActionKind::Crashed).as_deref(),
+        Some("crashed")
+    );
+    assert!(action(run, 2, "A", ActionKind::Wrote).is_none());
+    assert!(
+        run.seconds
+            .iter()
+            .all(|s| s.t < 2 || s.clients["A"].state == State::Crashed)
+    );
+    assert_eq!(run.outcome.counter, 1);
+    assert!(
+        run.outcome.summary.contains("A crashed before writing"),
+        "{}",
+        run.outcome.summary
+    );
+    assert!(played.lines.iter().any(|l| l.contains("A crashed")));
 }

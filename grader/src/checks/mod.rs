@@ -152,7 +152,7 @@ pub fn named(name: &str) -> Option<&'static Check> {
 pub fn waits_in_real_time(name: &str) -> bool {
     name.strip_prefix("scenarios::")
         .and_then(|story| crate::scenario::named(&story.replace('_', "-")))
-        .is_some_and(|story| story.replicated.is_some())
+        .is_some_and(|story| matches!(story.topology, crate::story::Topology::Replicated { .. }))
 }
 
 /// Turns `Err(verdict)` into an early return of that verdict.

@@ -53,7 +53,7 @@ impl Acquired {
 pub(crate) fn acquire(
     cluster: &SharedCluster,
     lock: &Lock,
-    token: &'static str,
+    token: &str,
     ttl: Duration,
 ) -> Result<Acquired, GradeError> {
     let f = lock.redlock_acquire;
@@ -62,10 +62,11 @@ pub(crate) fn acquire(
         (c.key().to_owned(), c.now_ms())
     };
     let shared = cluster.clone();
+    let token = token.to_owned();
     let value = sandbox::isolated(move || {
         let mut wires = Wire::to_nodes(&shared);
         let clock = move || Duration::from_millis(enter(&shared).now_ms());
-        f(&mut wires, &clock, &key, token, ttl)
+        f(&mut wires, &clock, &key, &token, ttl)
     });
     let mut c = enter(cluster);
     c.fire_if_due()?;
@@ -80,14 +81,15 @@ pub(crate) fn acquire(
 pub(crate) fn release(
     cluster: &SharedCluster,
     lock: &Lock,
-    token: &'static str,
+    token: &str,
 ) -> Result<Result<usize, Failure>, GradeError> {
     let f = lock.redlock_release;
     let key = enter(cluster).key().to_owned();
     let shared = cluster.clone();
+    let token = token.to_owned();
     let value = sandbox::isolated(move || {
         let mut wires = Wire::to_nodes(&shared);
-        f(&mut wires, &key, token)
+        f(&mut wires, &key, &token)
     });
     let mut c = enter(cluster);
     c.fire_if_due()?;

@@ -38,7 +38,7 @@ pub fn scenario_check(
 }
 
 /// The scenario `name` that the check of `ctx` plays.
-pub(crate) fn named(ctx: &Ctx<'_>, name: &'static str) -> Result<scenario::Scenario, GradeError> {
+pub(crate) fn named(ctx: &Ctx<'_>, name: &'static str) -> Result<crate::story::Story, GradeError> {
     scenario::named(name).ok_or(GradeError::NoSuchScenario {
         check: ctx.check,
         scenario: name,
@@ -48,7 +48,7 @@ pub(crate) fn named(ctx: &Ctx<'_>, name: &'static str) -> Result<scenario::Scena
 /// Holds a played run to the rules, then to the reference lock's run.
 fn judge_scenario(
     ctx: &Ctx<'_>,
-    scenario: &scenario::Scenario,
+    scenario: &crate::story::Story,
     lock: Lock,
     mine: &run::Run,
 ) -> Result<Verdict, GradeError> {

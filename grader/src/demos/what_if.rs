@@ -13,11 +13,12 @@
 //! a cell that is the very run of one of the book's timelines as a reference
 //! to it, so the demo the grid starts from is never stored twice.
 
-use super::{Play, plain_del};
+use super::plain_del;
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
-use crate::scenario::{self, Fencing, Plan, Scenario};
+use crate::scenario;
+use crate::story::{Fault, Fencing, Plan, Story};
 use crate::timeline::{Cell, Control, Timeline, WhatIf};
 
 /// One grid: its controls and, for every combination, the run to record.
@@ -32,7 +33,7 @@ pub struct Grid {
 /// One combination of a grid, ready to be played.
 struct GridCell {
     choice: Vec<String>,
-    scenario: Scenario,
+    scenario: Story,
     lock: Lock,
     title: String,
     story: String,
@@ -54,7 +55,7 @@ impl Grid {
     pub fn record(&self, book: &[Timeline]) -> Result<WhatIf, GradeError> {
         let mut cells = Vec::with_capacity(self.cells.len());
         for cell in &self.cells {
-            let mut run = super::play(&Play::Scenario(cell.scenario.clone()), &cell.lock)?;
+            let mut run = super::play(&cell.scenario, &cell.lock)?;
             run.name = WhatIf::cell_name(self.name, &cell.choice);
             run.title.clone_from(&cell.title);
             run.story.clone_from(&cell.story);
@@ -106,11 +107,13 @@ fn pause_grid() -> Option<Grid> {
                 let mut scenario = base.clone();
                 scenario.ttl_s = ttl_s;
                 scenario.fencing = fencing;
-                scenario.clients = vec![
-                    Plan::job("A").paused(1, 1 + pause_s),
-                    Plan::job("B"),
-                    Plan::job("C"),
-                ];
+                scenario.faults = vec![(
+                    1,
+                    Fault::Freeze {
+                        client: "A",
+                        until: 1 + pause_s,
+                    },
+                )];
                 let checked = if fenced {
                     "The storage checks fencing tokens and refuses a write older than one it has seen."
                 } else {

@@ -7,7 +7,7 @@
 
 use super::{Exercise, chapter};
 use crate::checks::Check;
-use crate::checks::redlock_stories::{self, stories};
+use crate::checks::redlock_stories;
 use crate::checks::{redlock, redlock_explored, redlock_release};
 use crate::course::points::{DIRECT, EXPLORED, STORY};
 use crate::lock::Lock;
@@ -77,31 +77,31 @@ pub const EXERCISE: Exercise = Exercise {
             name: "redlock::clock_jump",
             shows: "Kleppmann's clock jump: two clients each hold a majority",
             points: STORY,
-            run: |c| redlock_stories::check(c, &stories::CLOCK_JUMP),
+            run: |c| redlock_stories::check(c, "clock_jump"),
         },
         Check {
             name: "redlock::restart_without_persistence",
             shows: "a node restarted empty grants the lock a second time",
             points: STORY,
-            run: |c| redlock_stories::check(c, &stories::RESTART_WITHOUT_PERSISTENCE),
+            run: |c| redlock_stories::check(c, "restart_without_persistence"),
         },
         Check {
             name: "redlock::delayed_restart",
             shows: "a node that stays down for the TTL prevents the second grant",
             points: STORY,
-            run: |c| redlock_stories::check(c, &stories::DELAYED_RESTART),
+            run: |c| redlock_stories::check(c, "delayed_restart"),
         },
         Check {
             name: "redlock::pause_longer_than_validity",
             shows: "a client paused past its validity: the next client takes the lock",
             points: STORY,
-            run: |c| redlock_stories::check(c, &stories::PAUSE_LONGER_THAN_VALIDITY),
+            run: |c| redlock_stories::check(c, "pause_longer_than_validity"),
         },
         Check {
             name: "redlock::pause_longer_than_validity_fenced",
             shows: "the same pause with fencing tokens from a counter: A's late write rejected",
             points: STORY,
-            run: |c| redlock_stories::check(c, &stories::PAUSE_LONGER_THAN_VALIDITY_FENCED),
+            run: |c| redlock_stories::check(c, "pause_longer_than_validity_fenced"),
         },
     ],
 };

@@ -4,24 +4,40 @@
 
 use std::time::Duration;
 
-use super::client::Step;
-use super::{Runner, Stop};
+use super::Runner;
 use crate::error::GradeError;
 use crate::judge::Call;
 use crate::judge::acquire::{self, Before, Grant, Key};
 use crate::judge::fencing::{Against, tokens_grow};
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
-use crate::scenario::Fencing;
+use crate::story::Fencing;
+use crate::story::client::Step;
+use crate::story::engine::{Engine, Stop};
 use crate::timeline::ActionKind;
 use crate::wire::{Turns, Wire};
 use crate::world::enter;
 
 impl Runner<'_> {
+    /// Client `i` tries to take the lock: its acquire, judged, and in a story with `WAIT` the
+    /// course's confirmation.
+    pub(super) fn take(&mut self, i: usize) -> Result<(), Stop> {
+        self.ensure_token(i)?;
+        let value = enter(&self.world).lock_value()?;
+        let before = self.before(i, value.as_deref());
+        let outcome = self.call_acquire(i)?;
+        let granted = outcome.is_some();
+        self.judge_acquire(i, before, outcome)?;
+        if granted {
+            self.confirm(i)?;
+        }
+        Ok(())
+    }
+
     /// Calls `acquire` (or `acquire_fenced`); returns the grant, if any.
     pub(super) fn call_acquire(&mut self, i: usize) -> Result<Grant, Stop> {
         let (keys, token, ttl, lock) = self.acquire_args(i);
-        if self.scenario.fencing == Fencing::Off {
+        if self.story.fencing == Fencing::Off {
             let granted = self.call(i, "acquire", move |w| {
                 (lock.acquire)(w, &keys.lock, &token, ttl)
             })?;
@@ -69,7 +85,7 @@ impl Runner<'_> {
 
     /// The function the scenario takes the lock with.
     fn acquire_function(&self) -> &'static str {
-        if self.scenario.fencing == Fencing::Off {
+        if self.story.fencing == Fencing::Off {
             "acquire"
         } else {
             "acquire_fenced"

@@ -1,66 +1,43 @@
 //! A story on a primary and its replica: the faults of each second, the course's `WAIT` after a
 //! grant, and each node as the timeline shows it.
 //!
-//! The faults are played before the clients' steps of their second. A promotion points the world
-//! at the new primary and gives every client that still runs a new connection to it, as a client
-//! of Sentinel reconnects after a failover. `WAIT` is the course's client code, not the learner's:
+//! The faults are played before the clients' steps of their second, each as
+//! [`crate::story::Fault::on_pair`] says. A promotion points the world at the new primary and
+//! gives every client that still runs a new connection to it, as a client of Sentinel
+//! reconnects after a failover. `WAIT` is the course's client code, not the learner's:
 //! right after the learner's acquire says yes, on the same connection (`WAIT` counts the
 //! replicas that have this connection's writes), and a lock that reached no replica is given
 //! back with the learner's release, to be tried again the next second.
 
 use std::collections::BTreeMap;
 
-use super::client::Step;
-use super::{Runner, Stop};
+use super::Runner;
 use crate::error::GradeError;
 use crate::replication::NAMES;
-use crate::scenario::{Fault, WAIT_TIMEOUT_MS};
+use crate::story::client::Step;
+use crate::story::engine::Stop;
+use crate::story::{Fault, Topology, WAIT_TIMEOUT_MS};
 use crate::timeline::{ActionKind, NodeHealth, NodeSecond, Note};
 use crate::wire::Wire;
 use crate::world::enter;
 
 impl Runner<'_> {
-    /// Plays the faults due at this second; returns what happened, in words.
-    pub(super) fn faults(&mut self) -> Result<Vec<Note>, GradeError> {
-        let Some(replicated) = self.scenario.replicated else {
-            return Ok(Vec::new());
+    /// Does `fault` to the pair (its effect is [`crate::story::Fault::on_pair`]'s); returns
+    /// what happened, in words. After a promotion the world and every client follow the new
+    /// primary.
+    pub(super) fn pair_fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+        let Some(pair) = self.pair.as_mut() else {
+            return Err(GradeError::StoryDoesNotFit {
+                story: self.story.name,
+                what: format!("{fault:?} on one server"),
+            });
         };
-        let (mut notes, mut promoted) = (Vec::new(), false);
-        for &(_, fault) in replicated.faults.iter().filter(|(t, _)| *t == self.t) {
-            let Some(pair) = self.pair.as_mut() else {
-                break;
-            };
-            let (primary, replica) = (NAMES[pair.primary()], NAMES[pair.replica()]);
-            let note = match fault {
-                Fault::CutOffReplica => {
-                    pair.cut_off_replica()?;
-                    format!("{replica} cut off: stopped, and {primary} dropped its link")
-                }
-                Fault::KillPrimary => {
-                    pair.kill_primary();
-                    format!("{primary} (primary) killed")
-                }
-                Fault::RestartReplicaEmpty => {
-                    pair.restart_replica_empty()?;
-                    format!("{replica} restarted empty, not yet copying {primary}")
-                }
-                Fault::Promote => {
-                    pair.promote()?;
-                    enter(&self.world).fail_over(pair)?;
-                    promoted = true;
-                    format!("{replica} promoted; the clients follow it")
-                }
-                Fault::Rejoin => {
-                    pair.rejoin()?;
-                    format!("{replica} back, empty, as {primary}'s replica")
-                }
-            };
-            notes.push(Note::fault(note));
-        }
-        if promoted {
+        let effect = fault.on_pair(self.story.name, pair)?;
+        if effect.promoted {
+            enter(&self.world).fail_over(pair)?;
             self.reconnect()?;
         }
-        Ok(notes)
+        Ok(effect.what.map(Note::fault).into_iter().collect())
     }
 
     /// Gives every client that still runs a connection to the new primary.
@@ -76,7 +53,7 @@ impl Runner<'_> {
     /// After client `i`'s acquire said yes, in a story with `WAIT`: asks how many replicas have
     /// the lock, and gives back a lock that reached none.
     pub(super) fn confirm(&mut self, i: usize) -> Result<(), Stop> {
-        if !self.scenario.replicated.is_some_and(|r| r.wait) {
+        if self.story.topology != (Topology::Replicated { wait: true }) {
             return Ok(());
         }
         let Some(mut wire) = self.clients[i].wire.take() else {

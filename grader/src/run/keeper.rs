@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::{Runner, Step, Stop};
+use super::{Runner, Step};
+use crate::story::engine::Stop;
 use crate::timeline::ActionKind;
 
 impl Runner<'_> {

@@ -1,59 +1,49 @@
-//! Playing a scenario against Redis with a given lock.
+//! Playing a story on one server, or on a primary and its replica, against Redis with a given
+//! lock.
 //!
-//! The runner walks virtual time one second at a time. At each second it
-//! moves the clock (so Redis expires what has run out), lets each client take
-//! its next step through the lock under test, and then looks at Redis to
-//! record who really holds the key, the counter and the highest token. Around
+//! The runner is this topology's [`Engine`]: the one stepping loop of
+//! [`crate::story::engine`] walks virtual time one second at a time, and the runner
+//! says what each piece means here. It moves the clock (so Redis expires what has
+//! run out), plays the faults of a pair, makes each client's next call through the
+//! lock under test, and then looks at Redis to record who really holds the key, the
+//! counter and the highest token. Around
 //! every call of the lock it asks the judges of [`crate::judge`], the same
 //! the direct checks ask, whether a rule of [`crate::verdict`] broke: a
 //! release that deleted someone else's key, a grant without the right TTL, a
 //! fencing token that did not grow, a stale write the storage let through.
 //!
-//! This file steps; `acquire.rs`, `release.rs` and `storage.rs` make the
+//! This file is the engine; `acquire.rs`, `release.rs` and `storage.rs` make the
 //! calls of each exercise and have them judged; `record.rs` keeps what the
-//! timeline shows; `failover.rs` plays a story on a primary and its replica
-//! ([`crate::replication`]): its faults, the `WAIT` after a grant, its nodes.
+//! timeline shows of the server, with the clients' seconds and the run written by
+//! [`crate::story::record`]; `failover.rs` plays a story on a primary and its replica
+//! ([`crate::replication`]): its faults (their effect is [`crate::story::Fault::on_pair`]'s), the
+//! `WAIT` after a grant, its nodes. The clients are [`crate::story::client`]'s, the stories
+//! [`crate::story::Story`]s with [`Topology::Single`] or [`Topology::Replicated`].
 //!
 //! Everything happens on one thread, in a fixed order, so a scenario unfolds
 //! the same way on every run; only the race at t = 0 runs the clients' calls
 //! side by side, and even then their commands take turns.
 
 mod acquire;
-mod client;
-pub(crate) use client::{Step, shown_state};
 mod failover;
 mod keeper;
 mod record;
-pub(crate) use record::summary;
 mod release;
 mod storage;
 
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
-use crate::scenario::{MAX_SECONDS, Scenario};
-use crate::timeline::{ActionKind, Message, Note, Timeline};
+pub use crate::story::Halt;
+use crate::story::client::{Client, Step};
+use crate::story::engine::{self, Engine, Stop};
+use crate::story::{Fault, MAX_SECONDS, Story, Topology};
+use crate::timeline::{ActionKind, Message, Note, Second, Timeline};
 use crate::verdict::{Property, Violation};
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World, enter};
-use client::Client;
-
-/// A learner function that failed during a scenario, which then stops.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Halt {
-    /// The second it happened.
-    pub t: u64,
-    /// The client whose call failed.
-    pub client: String,
-    /// The function, e.g. `release`.
-    pub function: &'static str,
-    /// How it failed.
-    pub failure: Failure,
-}
 
 /// The result of playing a scenario.
 #[derive(Clone, Debug)]
@@ -66,20 +56,8 @@ pub struct Run {
     pub halt: Option<Halt>,
 }
 
-/// Why a scenario stopped early.
-enum Stop {
-    Halted(Halt),
-    Grader(GradeError),
-}
-
-impl From<GradeError> for Stop {
-    fn from(e: GradeError) -> Stop {
-        Stop::Grader(e)
-    }
-}
-
 struct Runner<'a> {
-    scenario: &'a Scenario,
+    story: &'a Story,
     lock: &'a Lock,
     world: SharedWorld,
     clients: Vec<Client>,
@@ -95,12 +73,19 @@ struct Runner<'a> {
     node_holders: [Option<String>; 2],
 }
 
-/// Plays `scenario` with `lock` against a fresh world on the shared Redis (the lock on the
+/// Plays `story` with `lock` against a fresh world on the shared Redis (the lock on the
 /// grader's primary and replica, for a story of failover).
-pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
-    let pair = match scenario.replicated {
-        Some(_) => Some(crate::replication::lease()?),
-        None => None,
+pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
+    story.fits()?;
+    let pair = match story.topology {
+        Topology::Replicated { .. } => Some(crate::replication::lease()?),
+        Topology::Single => None,
+        Topology::Nodes(_) => {
+            return Err(GradeError::StoryDoesNotFit {
+                story: story.name,
+                what: "nodes, which only Redlock's engine plays".into(),
+            });
+        }
     };
     let world = match &pair {
         Some(pair) => World::open_replicated(pair)?,
@@ -108,25 +93,13 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
     }
     .shared();
     let mut clients = Vec::new();
-    for plan in &scenario.clients {
-        clients.push(Client {
-            plan: *plan,
-            wire: Some(Wire::open(&world)?),
-            step: Step::Acquire,
-            crashed: false,
-            believes: false,
-            token: None,
-            fence: None,
-            read: 0,
-            actions: Vec::new(),
-            granted_at: 0,
-            renewed_at: Duration::ZERO,
-            lost: Arc::new(AtomicBool::new(false)),
-            stopped: false,
-        });
+    for plan in &story.clients {
+        let mut client = Client::new(*plan, &story.faults);
+        client.wire = Some(Wire::open(&world)?);
+        clients.push(client);
     }
     let mut runner = Runner {
-        scenario,
+        story,
         lock,
         world,
         clients,
@@ -137,54 +110,35 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
         pair,
         node_holders: Default::default(),
     };
-    let mut seconds = Vec::new();
-    let mut halt = None;
-    loop {
-        let t = runner.t;
-        let mut notes = runner.advance()?;
-        notes.extend(runner.faults()?);
-        let stepped = if t == 0 && scenario.race {
-            runner.race()
-        } else {
-            runner.steps()
-        };
-        match stepped {
-            Ok(()) => {}
-            Err(Stop::Grader(e)) => return Err(e),
-            Err(Stop::Halted(h)) => halt = Some(h),
-        }
-        seconds.push(runner.observe(notes)?);
-        let all_done = runner.clients.iter().all(Client::finished);
-        if halt.is_some() || all_done {
-            break;
-        }
-        if t + 1 >= MAX_SECONDS {
-            let waiting: Vec<&str> = runner
-                .clients
-                .iter()
-                .filter(|c| !c.finished())
-                .map(Client::name)
-                .collect();
-            runner.violations.push(Violation::at(
-                Property::CounterEndsRight,
-                t * 1000,
-                format!(
-                    "after {MAX_SECONDS} s, {} still had not finished",
-                    waiting.join(" and ")
-                ),
-            ));
-            break;
-        }
-        runner.t += 1;
+    let engine::Ended {
+        seconds,
+        halt,
+        stuck,
+    } = engine::play(&mut runner)?;
+    if stuck {
+        let waiting: Vec<&str> = runner
+            .clients
+            .iter()
+            .filter(|c| !c.finished())
+            .map(Client::name)
+            .collect();
+        runner.violations.push(Violation::at(
+            Property::CounterEndsRight,
+            runner.ms(),
+            format!(
+                "after {MAX_SECONDS} s, {} still had not finished",
+                waiting.join(" and ")
+            ),
+        ));
     }
     let timeline = runner.timeline(seconds)?;
     let counter = timeline.outcome.counter;
-    if halt.is_none() && counter != scenario.expected_counter {
+    if halt.is_none() && counter != story.expected_counter {
         runner.violations.push(Violation::anytime(
             Property::CounterEndsRight,
             format!(
                 "the counter ended at {counter}; with a correct lock it ends at {}",
-                scenario.expected_counter
+                story.expected_counter
             ),
         ));
     }
@@ -195,13 +149,81 @@ pub fn run(scenario: &Scenario, lock: &Lock) -> Result<Run, GradeError> {
     })
 }
 
+impl Engine for Runner<'_> {
+    fn story(&self) -> &Story {
+        self.story
+    }
+
+    fn second(&self) -> u64 {
+        self.t
+    }
+
+    fn next_second(&mut self) {
+        self.t += 1;
+    }
+
+    fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    fn client(&mut self, i: usize) -> &mut Client {
+        &mut self.clients[i]
+    }
+
+    fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
+        self.advance()
+    }
+
+    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+        self.pair_fault(fault)
+    }
+
+    fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
+        self.look(notes)
+    }
+
+    fn event(&mut self, i: usize, kind: ActionKind, text: String) -> Result<(), GradeError> {
+        self.clients[i].act(kind, text);
+        Ok(())
+    }
+
+    fn keep(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::keep(self, i)
+    }
+
+    fn acquire(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::take(self, i)
+    }
+
+    fn read(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::read(self, i)
+    }
+
+    fn write(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::write(self, i)
+    }
+
+    fn release(&mut self, i: usize) -> Result<(), Stop> {
+        Runner::release(self, i)
+    }
+
+    /// The clients' steps, or at t = 0 of a race their first acquires at once.
+    fn steps(&mut self) -> Result<(), Stop> {
+        if self.t == 0 && self.story.race {
+            self.race()
+        } else {
+            (0..self.clients.len()).try_for_each(|i| engine::step(self, i))
+        }
+    }
+}
+
 impl Runner<'_> {
     fn ms(&self) -> u64 {
         self.t * 1000
     }
 
     fn ttl(&self) -> Duration {
-        Duration::from_secs(self.scenario.ttl_s)
+        Duration::from_secs(self.story.ttl_s)
     }
 
     /// Moves the clock to this second; returns what Redis did on its own.
@@ -240,57 +262,6 @@ impl Runner<'_> {
             })
     }
 
-    fn steps(&mut self) -> Result<(), Stop> {
-        for i in 0..self.clients.len() {
-            self.step(i)?;
-        }
-        Ok(())
-    }
-
-    /// One client's step at this second, with its pause and crash.
-    fn step(&mut self, i: usize) -> Result<(), Stop> {
-        let t = self.t;
-        let c = &mut self.clients[i];
-        if c.finished() || c.paused_at(t) {
-            return Ok(());
-        }
-        if c.plan.crash_at == Some(t) {
-            c.crashed = true;
-            c.believes = false;
-            c.wire = None;
-            c.act(ActionKind::Crashed, "crashed");
-            return Ok(());
-        }
-        if c.plan.pause.is_some_and(|(_, until)| until == t) {
-            c.act(ActionKind::Resumed, "woke up");
-        }
-        self.keep(i)?;
-        let c = &mut self.clients[i];
-        match c.step {
-            Step::Acquire => {
-                self.ensure_token(i)?;
-                let value = enter(&self.world).lock_value()?;
-                let before = self.before(i, value.as_deref());
-                let outcome = self.call_acquire(i)?;
-                let granted = outcome.is_some();
-                self.judge_acquire(i, before, outcome)?;
-                if granted {
-                    self.confirm(i)?;
-                }
-            }
-            Step::Read => self.read(i)?,
-            Step::Write { at } if t >= at => self.write(i)?,
-            Step::Write { .. } => {}
-            Step::Release => self.release(i)?,
-            Step::Done => {}
-        }
-        let c = &mut self.clients[i];
-        if c.plan.pause.is_some_and(|(from, _)| from == t) {
-            c.act(ActionKind::Paused, "froze");
-        }
-        Ok(())
-    }
-
     /// Calls learner code for client `i`; a failure stops the scenario.
     fn call<T, F>(&mut self, i: usize, function: &'static str, f: F) -> Result<T, Stop>
     where
@@ -311,17 +282,6 @@ impl Runner<'_> {
         self.record(i, function, wire.as_ref());
         self.clients[i].wire = wire;
         outcome.map_err(|failure| self.halt(i, function, failure))
-    }
-
-    fn halt(&mut self, i: usize, function: &'static str, failure: Failure) -> Stop {
-        let c = &mut self.clients[i];
-        c.act(ActionKind::Failed, format!("{function} failed"));
-        Stop::Halted(Halt {
-            t: self.t,
-            client: c.name().to_string(),
-            function,
-            failure,
-        })
     }
 
     fn ensure_token(&mut self, i: usize) -> Result<(), Stop> {

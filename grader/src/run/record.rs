@@ -1,14 +1,12 @@
 //! What the runner records: every command for the message diagram, and at
-//! the end of each second who holds what, for the timeline and its summary.
-
-use std::collections::BTreeMap;
+//! the end of each second who holds what on the server; the clients' seconds, the
+//! run and its summary are written by [`crate::story::record`], as for every story.
 
 use super::Runner;
-use super::client::Client;
 use crate::clock::Expiry;
 use crate::error::GradeError;
-use crate::scenario::Fencing;
-use crate::timeline::{ClientSecond, Lane, Message, Note, Outcome, Second, Timeline};
+use crate::story::record;
+use crate::timeline::{Lane, Message, Note, Second, Timeline};
 use crate::wire::{Step as WireStep, Wire};
 use crate::world::enter;
 
@@ -64,7 +62,7 @@ impl Runner<'_> {
     }
 
     /// Looks at Redis and the clients at the end of the second.
-    pub(super) fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
+    pub(super) fn look(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
         let holder = self.holder()?;
         let (expiry, row) = {
             let mut world = enter(&self.world);
@@ -85,19 +83,7 @@ impl Runner<'_> {
         };
         let has_key = !matches!(expiry, Expiry::Missing);
         let t = self.t;
-        let mut clients = BTreeMap::new();
-        for c in &mut self.clients {
-            let state = c.state(t);
-            clients.insert(
-                c.name().to_string(),
-                ClientSecond {
-                    state,
-                    believes: c.believes,
-                    token: if c.believes { c.fence } else { None },
-                    actions: std::mem::take(&mut c.actions),
-                },
-            );
-        }
+        let clients = record::clients_second(&mut self.clients, t);
         let holder_name = match holder {
             Some(h) => Some(self.clients[h].name().to_string()),
             None if has_key => Some("?".to_string()),
@@ -109,130 +95,23 @@ impl Runner<'_> {
             holder: holder_name,
             ttl_left_s,
             counter: row.value,
-            highest_token: (self.scenario.fencing != Fencing::Off)
-                .then_some(row.fence)
-                .filter(|&f| f > 0),
+            highest_token: self.story.fenced().then_some(row.fence).filter(|&f| f > 0),
             notes,
             nodes: self.node_seconds()?,
         })
     }
 
+    /// The whole run, from its `seconds`.
     pub(super) fn timeline(&mut self, seconds: Vec<Second>) -> Result<Timeline, GradeError> {
         let counter = enter(&self.world).row()?.value;
-        let jobs = self.clients.len() as u32;
-        let names: Vec<&str> = self.clients.iter().map(Client::name).collect();
-        let crashed: Vec<&str> = self
-            .clients
-            .iter()
-            .filter(|c| c.crashed)
-            .map(Client::name)
-            .collect();
-        let stopped: Vec<&str> = self
-            .clients
-            .iter()
-            .filter(|c| c.stopped)
-            .map(Client::name)
-            .collect();
-        let summary = summary(&names, &seconds, counter, &crashed, &stopped);
-        Ok(Timeline {
-            name: self.scenario.name.to_string(),
-            title: self.scenario.title.to_string(),
-            story: self.scenario.story.to_string(),
-            implementation: self.lock.name.to_string(),
-            ttl_s: self.scenario.ttl_s,
-            fencing: self.scenario.fencing != Fencing::Off,
-            clients: self.clients.iter().map(|c| c.name().to_string()).collect(),
-            nodes: self.node_names(),
+        Ok(record::timeline(
+            self.story,
+            self.lock.name,
+            &self.clients,
+            self.node_names(),
             seconds,
-            outcome: Outcome {
-                counter,
-                jobs,
-                summary,
-            },
-            messages: std::mem::take(&mut self.messages),
-        })
+            counter,
+            std::mem::take(&mut self.messages),
+        ))
     }
-}
-
-/// The outcome's sentence: how many jobs ran, the counter they left, and why
-/// it is short, if it is: a crash (`crashed`), a keeper that stopped its job
-/// (`stopped`), a request the storage refused (read from `seconds`), or
-/// updates lost. `clients` are all the clients, each with one job.
-pub(crate) fn summary(
-    clients: &[&str],
-    seconds: &[Second],
-    counter: i64,
-    crashed: &[&str],
-    stopped: &[&str],
-) -> String {
-    let jobs = clients.len() as u32;
-    let rejected: Vec<&str> = clients
-        .iter()
-        .copied()
-        .filter(|name| {
-            seconds.iter().any(|s| {
-                s.clients
-                    .get(*name)
-                    .is_some_and(|cs| cs.actions.iter().any(|a| a.rejected))
-            })
-        })
-        .collect();
-    let mut summary = format!("{} jobs, counter = {counter}", number(jobs));
-    let mut reasons = Vec::new();
-    for name in crashed {
-        reasons.push(format!("{name} crashed before writing"));
-    }
-    for name in stopped {
-        reasons.push(format!(
-            "{name}'s keeper found its lease lost, and {name} stopped before writing"
-        ));
-    }
-    for name in &rejected {
-        reasons.push(format!(
-            "the storage refused {name}'s stale request, and {name} knows its job failed"
-        ));
-    }
-    let explained = (crashed.len() + rejected.len() + stopped.len()) as i64;
-    let lost = jobs as i64 - explained - counter;
-    if lost > 0 {
-        reasons.push(format!(
-            "{} lost",
-            if lost == 1 {
-                "one update was".to_string()
-            } else {
-                format!("{} updates were", number(lost as u32).to_lowercase())
-            }
-        ));
-    }
-    let unsafe_count = seconds
-        .iter()
-        .flat_map(|s| s.clients.values())
-        .flat_map(|c| &c.actions)
-        .filter(|a| a.unsafe_ && !a.rejected)
-        .count();
-    if reasons.is_empty() && unsafe_count > 0 {
-        let what = if unsafe_count == 1 {
-            "1 action ran on a lock its client no longer held".to_string()
-        } else {
-            format!("{unsafe_count} actions ran on locks their clients no longer held")
-        };
-        summary.push_str(&format!(
-            ": every update counted, but only by luck: {what}."
-        ));
-    } else if reasons.is_empty() {
-        summary.push_str(": every update counted.");
-    } else {
-        summary = format!("{summary}: {}.", reasons.join("; "));
-    }
-    summary
-}
-
-/// `Three` for 3: timelines are read as sentences.
-fn number(n: u32) -> String {
-    const WORDS: [&str; 11] = [
-        "No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
-    ];
-    WORDS
-        .get(n as usize)
-        .map_or(n.to_string(), |w| w.to_string())
 }

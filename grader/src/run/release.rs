@@ -1,9 +1,10 @@
 //! Releasing the lock in a scenario, judged by [`crate::judge::release`].
 
-use super::client::Step;
-use super::{Runner, Stop};
+use super::Runner;
 use crate::judge::Call;
 use crate::judge::release::{Held, releasing};
+use crate::story::client::Step;
+use crate::story::engine::Stop;
 use crate::timeline::ActionKind;
 use crate::world::enter;
 

@@ -2,12 +2,13 @@
 //! through the lock's storage, each fenced call judged by
 //! [`crate::judge::storage`].
 
-use super::client::Step;
-use super::{Runner, Stop};
+use super::Runner;
 use crate::error::GradeError;
 use crate::judge::Call;
 use crate::judge::storage::{Kept, Seen, answered, keeps_value, remembers_highest};
-use crate::scenario::Fencing;
+use crate::story::Fencing;
+use crate::story::client::Step;
+use crate::story::engine::Stop;
 use crate::timeline::ActionKind;
 use crate::world::{Row, enter};
 
@@ -19,7 +20,7 @@ impl Runner<'_> {
     /// Client `i` reads the counter.
     pub(super) fn read(&mut self, i: usize) -> Result<(), Stop> {
         let holds = self.holds(i)?;
-        let value = match (self.scenario.fencing, self.clients[i].fence) {
+        let value = match (self.story.fencing, self.clients[i].fence) {
             (Fencing::ReadsAndWrites, Some(fence)) => {
                 let (row, lock) = (enter(&self.world).keys.row.clone(), *self.lock);
                 let before = enter(&self.world).row()?;
@@ -53,7 +54,7 @@ impl Runner<'_> {
     pub(super) fn write(&mut self, i: usize) -> Result<(), Stop> {
         let holds = self.holds(i)?;
         let value = self.clients[i].read + 1;
-        let accepted = match (self.scenario.fencing, self.clients[i].fence) {
+        let accepted = match (self.story.fencing, self.clients[i].fence) {
             (Fencing::Off, _) | (_, None) => {
                 enter(&self.world).write_counter(value)?;
                 self.note(i, &format!("HSET row value {value}"), "(integer) 0".into());

@@ -2,21 +2,23 @@
 //! held to a correct Redlock's run, second by second.
 //!
 //! Kleppmann's clock jump, a node restarted without persistence, antirez's delayed restart, a
-//! client paused past its validity, and the same pause with fencing tokens: each is a list of
-//! faults and two clients' jobs ([`stories`]), played on a fresh [`crate::nodes::Cluster`] on
-//! virtual time ([`play`]) and recorded as a timeline with its nodes ([`record`]). One play
+//! client paused past its validity, and the same pause with fencing tokens: each is a
+//! [`crate::story::Story`] on [`crate::story::Topology::Nodes`], faults and two clients' jobs
+//! ([`stories`]), played on a fresh [`crate::nodes::Cluster`] on virtual time ([`play`], with
+//! the clients of [`crate::story::client`] and each fault's effect from
+//! [`crate::story::Fault::on_nodes`]) and recorded as a timeline with its nodes ([`record`], the
+//! clients' seconds and the run by [`crate::story::record`]). One play
 //! serves both the grade and the book: the book's `redlock-*` timelines are the reference's plays
 //! ([`crate::demos`]), and a check plays the learner's Redlock the same way and compares the
 //! seconds. Whatever a story shows about Redlock itself (two clients each holding a majority is
 //! the algorithm's doing, not the learner's), the learner's run must be the reference's.
 
-mod client;
 mod play;
 mod record;
 pub mod stories;
 
 pub use play::{Played, play};
-pub use stories::{Fault, STORIES, Story, story};
+pub use stories::{all, story};
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -26,12 +28,18 @@ use crate::error::GradeError;
 use crate::reference::LOCK as REFERENCE;
 use crate::report::{Report, Verdict};
 use crate::sandbox::Failure;
+use crate::story::Story;
 use crate::verdict::{Property, Violation};
 
-/// Plays `story` with the learner's Redlock and with the reference, and compares them.
-pub(crate) fn check(ctx: &Ctx<'_>, story: &Story) -> Result<Verdict, GradeError> {
-    let mine = play(story, ctx.lock)?;
-    let verdict = judge(ctx, story, &mine)?;
+/// Plays the story called `name` with the learner's Redlock and with the reference, and
+/// compares them.
+pub(crate) fn check(ctx: &Ctx<'_>, name: &'static str) -> Result<Verdict, GradeError> {
+    let story = stories::story(name).ok_or(GradeError::NoSuchScenario {
+        check: ctx.check,
+        scenario: name,
+    })?;
+    let mine = play(&story, ctx.lock)?;
+    let verdict = judge(ctx, &story, &mine)?;
     // The player steps through a failed run beside the book's (`cargo course open`).
     let failed = matches!(verdict, Verdict::Fail(_));
     crate::recording::keep(ctx.check, failed.then_some(&mine.timeline));
@@ -53,16 +61,16 @@ fn shared(timeline: &crate::timeline::Timeline) -> Vec<crate::timeline::Second> 
 }
 
 fn judge(ctx: &Ctx<'_>, story: &Story, mine: &Played) -> Result<Verdict, GradeError> {
-    if let Some((function, failure)) = &mine.halt {
-        return Ok(match failure {
+    if let Some(halt) = &mine.halt {
+        return Ok(match &halt.failure {
             Failure::NotStarted { message } => Verdict::NotStarted {
-                function,
+                function: halt.function,
                 message: message.clone(),
             },
             failure => Verdict::Fail(Box::new(Report::failed(
                 ctx.check,
                 ctx.lock.name,
-                function,
+                halt.function,
                 failure.clone(),
                 vec![format!("The story so far:\n{}", mine.lines.join("\n"))],
             ))),

@@ -1,9 +1,11 @@
 //! Playing a Redlock story second by second, with a given Redlock, on five real nodes.
 //!
-//! Virtual time moves one second at a time, as in the single-server runner ([`crate::run`]):
-//! at the start of a second the nodes' clocks move to it (keys run out), the story's faults for
-//! that second happen, then A and B each take one step of their job through the Redlock under
-//! test, and [`super::record`] looks at the nodes and the storage to write the second down. Every
+//! The player is the [`Engine`] of N nodes, played by the one stepping loop of
+//! [`crate::story::engine`] that plays the single-server runner ([`crate::run`]) too: at the
+//! start of a second the nodes' clocks move to it (keys run out), the story's faults for that
+//! second happen (as [`Fault::on_nodes`] says), then A and B each take one step of their job
+//! through the Redlock under test, and [`super::record`] looks at the nodes and the storage to
+//! write the second down. Every
 //! event also gives a line of text (when, what, and each node's holder), which a failure report
 //! shows, since the text table of a timeline draws no nodes.
 //!
@@ -15,16 +17,16 @@
 
 use std::time::Duration;
 
-use super::client::{Client, Step};
-use super::record::{Snapshot, node_name};
-use super::stories::{Fault, Story};
-use crate::checks::redlock::{TOKEN_A, TOKEN_B, TTL, acquire, release};
+use super::record::{Snapshot, list};
+use super::stories::{TOKENS, playable};
+use crate::checks::redlock::{acquire, release};
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::reference::LOCK as REFERENCE;
-use crate::sandbox::Failure;
-use crate::scenario::MAX_SECONDS;
+use crate::story::client::{Client, Step};
+use crate::story::engine::{self, Ended, Engine, Stop};
+use crate::story::{Fault, Halt, Story};
 use crate::timeline::{ActionKind, Note, Second, Timeline};
 use crate::verdict::seconds;
 use crate::wire::Wire;
@@ -37,8 +39,8 @@ pub struct Played {
     pub lines: Vec<String>,
     /// The run, second by second, for the book and for the comparison with a correct Redlock.
     pub timeline: Timeline,
-    /// The function that failed, and how, if one did (the run stops there).
-    pub halt: Option<(&'static str, Failure)>,
+    /// The call of learner code that failed, if one did (the run stops there).
+    pub halt: Option<Halt>,
 }
 
 /// One play of a story.
@@ -57,14 +59,19 @@ pub(super) struct Player<'a> {
 
 /// Plays `story` with `lock`'s Redlock, on fresh nodes and a fresh storage row.
 pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
+    playable(story)?;
     let cluster = Cluster::open()?.shared();
     let world = World::open()?.shared();
     let storage = Wire::open(&world)?;
     let clients = story
         .clients
         .iter()
-        .zip([TOKEN_A, TOKEN_B])
-        .map(|(plan, token)| Client::new(*plan, token))
+        .zip(TOKENS)
+        .map(|(plan, token)| {
+            let mut client = Client::new(*plan, &story.faults);
+            client.token = Some(token.to_owned());
+            client
+        })
         .collect();
     let mut player = Player {
         story,
@@ -78,27 +85,9 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
         lines: Vec::new(),
     };
     player.seen = player.snapshot()?;
-    let mut seconds: Vec<Second> = Vec::new();
-    let mut halt = None;
-    loop {
-        let mut notes = player.tick()?;
-        let t = player.t;
-        for (_, fault) in story.faults.iter().filter(|(at, _)| *at == t) {
-            notes.extend(player.fault(*fault)?);
-        }
-        for i in 0..player.clients.len() {
-            if let Err(failed) = player.step(i)? {
-                halt = Some(failed);
-                break;
-            }
-        }
-        seconds.push(player.observe(notes)?);
-        let done = player.clients.iter().all(|c| c.step == Step::Done);
-        if halt.is_some() || done || player.t + 1 >= MAX_SECONDS {
-            break;
-        }
-        player.t += 1;
-    }
+    // A story stuck after `MAX_SECONDS` ends there: it is held to the reference's run, which
+    // is not stuck.
+    let Ended { seconds, halt, .. } = engine::play(&mut player)?;
     let timeline = player.timeline(seconds, lock.name)?;
     Ok(Played {
         lines: player.lines,
@@ -107,12 +96,63 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
     })
 }
 
-/// A learner function that failed: its name and how.
-type Halted = (&'static str, Failure);
+impl Engine for Player<'_> {
+    fn story(&self) -> &Story {
+        self.story
+    }
+
+    fn second(&self) -> u64 {
+        self.t
+    }
+
+    fn next_second(&mut self) {
+        self.t += 1;
+    }
+
+    fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    fn client(&mut self, i: usize) -> &mut Client {
+        &mut self.clients[i]
+    }
+
+    fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
+        self.tick_nodes()
+    }
+
+    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+        self.node_fault(fault)
+    }
+
+    fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
+        self.look(notes)
+    }
+
+    fn event(&mut self, i: usize, kind: ActionKind, text: String) -> Result<(), GradeError> {
+        self.event_unsafe(i, kind, text, false, false)
+    }
+
+    fn acquire(&mut self, i: usize) -> Result<(), Stop> {
+        Player::acquire(self, i)
+    }
+
+    fn read(&mut self, i: usize) -> Result<(), Stop> {
+        Ok(Player::read(self, i)?)
+    }
+
+    fn write(&mut self, i: usize) -> Result<(), Stop> {
+        Ok(Player::write(self, i)?)
+    }
+
+    fn release(&mut self, i: usize) -> Result<(), Stop> {
+        Player::release(self, i)
+    }
+}
 
 impl Player<'_> {
     /// Moves the nodes' clocks to the start of this second; returns what time did to them.
-    fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
+    fn tick_nodes(&mut self) -> Result<Vec<Note>, GradeError> {
         {
             let mut c = enter(&self.cluster);
             let target = self.t * 1000;
@@ -129,53 +169,13 @@ impl Player<'_> {
         Ok(notes)
     }
 
-    /// Does `fault` to its node; returns what happened, in words.
-    fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
+    /// Does `fault` to its node (its effect is [`Fault::on_nodes`]'s); returns what happened,
+    /// in words.
+    fn node_fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
         let before = self.seen.clone();
-        let (what, lost) = {
-            let mut c = enter(&self.cluster);
-            match fault {
-                Fault::Pause(i) => {
-                    c.pause(i)?;
-                    (
-                        Some(format!("{} is paused: it answers nothing", node_name(i))),
-                        false,
-                    )
-                }
-                Fault::Resume(i) => {
-                    c.resume(i)?;
-                    (Some(format!("{} resumes", node_name(i))), false)
-                }
-                Fault::Kill(i) => {
-                    c.kill(i);
-                    (Some(format!("{} is killed", node_name(i))), true)
-                }
-                // A node that was down only comes back: the look after says so.
-                Fault::Restart(i, ms) if before.is_down(i) => {
-                    c.restart_after(i, ms)?;
-                    (None, false)
-                }
-                Fault::Restart(i, 0) => {
-                    c.restart_after(i, 0)?;
-                    let what = format!("{} is killed and restarts at once, empty", node_name(i));
-                    (Some(what), true)
-                }
-                Fault::Restart(i, ms) => {
-                    c.restart_after(i, ms)?;
-                    let what = format!(
-                        "{} is killed and stays down for {}, the longest TTL",
-                        node_name(i),
-                        seconds(ms)
-                    );
-                    (Some(what), true)
-                }
-                Fault::Jump(i, ms) => {
-                    c.jump(i, ms)?;
-                    let what = format!("{}'s clock jumps {} ahead", node_name(i), seconds(ms));
-                    (Some(what), false)
-                }
-            }
-        };
+        let was_down = fault.node().is_some_and(|i| before.is_down(i));
+        let effect = fault.on_nodes(self.story.name, &mut enter(&self.cluster), was_down)?;
+        let (what, lost) = (effect.what, effect.lost);
         let after = self.snapshot()?;
         let notes: Vec<Note> = what
             .map(Note::fault)
@@ -189,73 +189,37 @@ impl Player<'_> {
         Ok(notes)
     }
 
-    /// Client `i`'s step at this second. The outer error is the grader's; the inner, the call
-    /// of learner code that failed.
-    fn step(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
-        let t = self.t;
-        let c = &self.clients[i];
-        if c.step == Step::Done || c.paused_at(t) {
-            return Ok(Ok(()));
-        }
-        let (step, wakes) = (c.step, c.plan.pause.is_some_and(|(_, until)| until == t));
-        if wakes {
-            self.event(i, ActionKind::Resumed, "woke up")?;
-        }
-        let done = match step {
-            Step::Acquire => self.acquire(i)?,
-            Step::Read => {
-                self.read(i)?;
-                Ok(())
-            }
-            Step::Write { at } if t >= at => {
-                self.write(i)?;
-                Ok(())
-            }
-            Step::Release => self.release(i)?,
-            Step::Write { .. } | Step::Done => Ok(()),
-        };
-        let freezes = self.clients[i]
-            .plan
-            .pause
-            .is_some_and(|(from, _)| from == t);
-        if done.is_ok() && freezes {
-            self.event(i, ActionKind::Paused, "froze")?;
-        }
-        Ok(done)
-    }
-
-    fn acquire(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
-        let token = self.clients[i].token;
-        let got = acquire(&self.cluster, self.lock, token, TTL)?;
+    /// Client `i` tries to take the lock on the nodes, and takes a fencing token with it in a
+    /// fenced story.
+    fn acquire(&mut self, i: usize) -> Result<(), Stop> {
+        let token = self.clients[i].token.clone().unwrap_or_default();
+        let ttl = Duration::from_secs(self.story.ttl_s);
+        let got = acquire(&self.cluster, self.lock, &token, ttl)?;
         let validity = match got.value {
             Ok(validity) => validity,
-            Err(failure) => {
-                self.event(i, ActionKind::Failed, "redlock_acquire failed")?;
-                return Ok(Err(("redlock_acquire", failure)));
-            }
+            Err(failure) => return Err(self.halt(i, "redlock_acquire", failure)),
         };
         let Some(validity) = validity else {
-            self.event(i, ActionKind::Denied, "denied: no majority of the nodes")?;
-            return Ok(Ok(()));
+            let text = "denied: no majority of the nodes";
+            return Ok(self.event(i, ActionKind::Denied, text.into())?);
         };
-        let on = self.snapshot()?.nodes_of(token);
+        let on = self.snapshot()?.nodes_of(&token);
         let mut text = format!(
             "acquired the lock on {}, {}",
             list(&on),
             valid_for(validity)
         );
-        if self.story.fencing {
+        if self.story.fenced() {
             let fence = self.next_fence()?;
             self.clients[i].fence = Some(fence);
             text.push_str(&format!("; fencing token {fence}"));
         }
         let now = enter(&self.cluster).now_ms();
         let c = &mut self.clients[i];
-        c.granted = Some((now, validity.as_millis() as u64));
+        c.valid = Some((now, validity.as_millis() as u64));
         c.believes = true;
         c.step = Step::Read;
-        self.event(i, ActionKind::Acquired, text)?;
-        Ok(Ok(()))
+        Ok(self.event(i, ActionKind::Acquired, text)?)
     }
 
     /// The next token of the fencing counter: `INCR` on the grader's server, which stands in for
@@ -309,44 +273,32 @@ impl Player<'_> {
         self.event_unsafe(i, ActionKind::WriteRejected, text, !holds, true)
     }
 
-    fn release(&mut self, i: usize) -> Result<Result<(), Halted>, GradeError> {
-        let token = self.clients[i].token;
-        let had = self.seen.nodes_of(token);
-        match release(&self.cluster, self.lock, token)? {
-            Ok(_) => {}
-            Err(failure) => {
-                self.event(i, ActionKind::Failed, "redlock_release failed")?;
-                return Ok(Err(("redlock_release", failure)));
-            }
+    fn release(&mut self, i: usize) -> Result<(), Stop> {
+        let token = self.clients[i].token.clone().unwrap_or_default();
+        let had = self.seen.nodes_of(&token);
+        if let Err(failure) = release(&self.cluster, self.lock, &token)? {
+            return Err(self.halt(i, "redlock_release", failure));
         }
-        let still = self.snapshot()?.nodes_of(token);
+        let still = self.snapshot()?.nodes_of(&token);
         let freed: Vec<usize> = had.into_iter().filter(|n| !still.contains(n)).collect();
         let c = &mut self.clients[i];
         c.believes = false;
         c.step = Step::Done;
         if freed.is_empty() {
             let text = "found its key on no node: nothing to release";
-            self.event(i, ActionKind::ReleaseRefused, text)?;
+            self.event(i, ActionKind::ReleaseRefused, text.into())?;
         } else {
             let text = format!("released the lock on {}", list(&freed));
             self.event(i, ActionKind::Released, text)?;
         }
-        Ok(Ok(()))
+        Ok(())
     }
 
     /// Whether client `i` is the one a majority of the nodes hold.
     fn holds(&mut self, i: usize) -> Result<bool, GradeError> {
         let snapshot = self.snapshot()?;
-        Ok(snapshot.majority() == Some(self.clients[i].token))
-    }
-
-    fn event(
-        &mut self,
-        i: usize,
-        kind: ActionKind,
-        text: impl Into<String>,
-    ) -> Result<(), GradeError> {
-        self.event_unsafe(i, kind, text, false, false)
+        let token = self.clients[i].token.as_deref();
+        Ok(token.is_some() && snapshot.majority() == token)
     }
 
     /// Client `i` did something: the action for the timeline, and a line for the report.
@@ -363,7 +315,7 @@ impl Player<'_> {
         let c = &mut self.clients[i];
         let mark = if is_unsafe { "  ✗" } else { "" };
         let what = format!("{} {text}{mark}", c.name());
-        c.act(kind, text, is_unsafe, rejected);
+        c.act_unsafe(kind, text, is_unsafe, rejected);
         self.line(&what, &after);
         self.seen = after;
         Ok(())
@@ -377,17 +329,6 @@ impl Player<'_> {
             "t = {:>7}  {what:<68}  nodes: {marks}",
             seconds(at)
         ));
-    }
-}
-
-/// "nodes 1, 2 and 3", "node 4", "every node".
-pub(super) fn list(nodes: &[usize]) -> String {
-    let names: Vec<String> = nodes.iter().map(|&i| (i + 1).to_string()).collect();
-    match names.as_slice() {
-        [] => "no node".to_owned(),
-        [one] => format!("node {one}"),
-        _ if nodes.len() == crate::nodes::NODES => "every node".to_owned(),
-        [rest @ .., last] => format!("nodes {} and {last}", rest.join(", ")),
     }
 }
 

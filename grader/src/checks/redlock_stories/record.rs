@@ -13,22 +13,15 @@
 //! longest TTL takes nothing from its holder's majority, and comes back when no key it forgot
 //! could still matter. A node restarted at once comes back empty, and its share is gone.
 
-use std::collections::BTreeMap;
-
-use super::client::Client;
 use super::play::Player;
-use crate::checks::redlock::TTL;
 use crate::error::GradeError;
 use crate::nodes::cluster::enter;
 use crate::nodes::{Health, NODES};
-use crate::run::shown_state;
-use crate::timeline::{ClientSecond, NodeHealth, NodeSecond, Note, Outcome, Second, Timeline};
+use crate::story::client::Client;
+use crate::story::fault::node_name;
+use crate::story::record;
+use crate::timeline::{NodeHealth, NodeSecond, Note, Second, Timeline};
 use crate::world;
-
-/// The name readers know node `i` by: node 0 of the grader is "node 1".
-pub(super) fn node_name(i: usize) -> String {
-    format!("node {}", i + 1)
-}
 
 /// One node, as last seen.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,7 +121,7 @@ impl Snapshot {
             }
         }
         for (token, nodes) in gone {
-            let (owner, nodes) = (owner(token), super::play::list(&nodes));
+            let (owner, nodes) = (owner(token), list(&nodes));
             notes.push(if lost {
                 Note::fault(format!("{owner}'s key is lost on {nodes}"))
             } else {
@@ -150,12 +143,23 @@ impl Snapshot {
                     None => "·",
                     Some(token) => clients
                         .iter()
-                        .find(|c| c.token == token.as_str())
+                        .find(|c| c.token.as_deref() == Some(token.as_str()))
                         .map_or("?", Client::name),
                 },
             })
             .collect();
         marks.join(" ")
+    }
+}
+
+/// "nodes 1, 2 and 3", "node 4", "every node".
+pub(super) fn list(nodes: &[usize]) -> String {
+    let names: Vec<String> = nodes.iter().map(|&i| (i + 1).to_string()).collect();
+    match names.as_slice() {
+        [] => "no node".to_owned(),
+        [one] => format!("node {one}"),
+        _ if nodes.len() == crate::nodes::NODES => "every node".to_owned(),
+        [rest @ .., last] => format!("nodes {} and {last}", rest.join(", ")),
     }
 }
 
@@ -204,7 +208,7 @@ impl Player<'_> {
     }
 
     /// Writes down the second that ends: each client, each node, the storage, and `notes`.
-    pub(super) fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
+    pub(super) fn look(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
         let now = enter(&self.cluster).now_ms();
         let nodes = self.snapshot()?;
         self.seen = nodes.clone();
@@ -214,20 +218,10 @@ impl Player<'_> {
             .and_then(|token| nodes.majority_left_s(token, now));
         let row = world::enter(&self.world).row()?;
         let t = self.t;
-        let mut clients = BTreeMap::new();
         for c in &mut self.clients {
             c.reckon(now);
-            let state = shown_state(&c.plan, c.step, t);
-            clients.insert(
-                c.name().to_owned(),
-                ClientSecond {
-                    state,
-                    believes: c.believes,
-                    token: if c.believes { c.fence } else { None },
-                    actions: std::mem::take(&mut c.actions),
-                },
-            );
         }
+        let clients = record::clients_second(&mut self.clients, t);
         let nodes = nodes
             .0
             .iter()
@@ -258,7 +252,7 @@ impl Player<'_> {
             holder: majority.as_deref().map(|t| owner(t).to_owned()),
             ttl_left_s,
             counter: row.value,
-            highest_token: self.story.fencing.then_some(row.fence).filter(|&f| f > 0),
+            highest_token: self.story.fenced().then_some(row.fence).filter(|&f| f > 0),
             notes,
             nodes,
         })
@@ -271,24 +265,15 @@ impl Player<'_> {
         implementation: &str,
     ) -> Result<Timeline, GradeError> {
         let counter = world::enter(&self.world).row()?.value;
-        let names: Vec<&str> = self.clients.iter().map(Client::name).collect();
-        let summary = crate::run::summary(&names, &seconds, counter, &[], &[]);
-        Ok(Timeline {
-            name: self.story.timeline.to_owned(),
-            title: self.story.title.to_owned(),
-            story: self.story.story.to_owned(),
-            implementation: implementation.to_owned(),
-            ttl_s: TTL.as_secs(),
-            fencing: self.story.fencing,
-            clients: names.iter().map(|n| (*n).to_owned()).collect(),
-            nodes: (0..NODES).map(node_name).collect(),
+        let nodes = (0..NODES).map(node_name).collect();
+        Ok(record::timeline(
+            self.story,
+            implementation,
+            &self.clients,
+            nodes,
             seconds,
-            outcome: Outcome {
-                counter,
-                jobs: names.len() as u32,
-                summary,
-            },
-            messages: Vec::new(),
-        })
+            counter,
+            Vec::new(),
+        ))
     }
 }
