@@ -1,4 +1,4 @@
-//! The rules of exercise 2 (and of exercise 4's lock half): `acquire` takes
+//! The rules of `acquire` (and of `acquire_fenced`'s lock half): `acquire` takes
 //! a free lock, with the TTL asked for, and leaves a held one as it is.
 //!
 //! `acquire_fenced` keeps the same rules, so these judges serve both; only

@@ -1,4 +1,4 @@
-//! The rule of exercise 4 beyond taking the lock ([`super::acquire`]): the
+//! The rule of the fencing exercise beyond taking the lock ([`super::acquire`]): the
 //! newest grant carries the largest fencing token.
 
 use super::Call;

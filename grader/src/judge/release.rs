@@ -1,4 +1,4 @@
-//! The rules of exercise 3: `release` deletes the caller's own lock, never
+//! The rules of the release exercise: `release` deletes the caller's own lock, never
 //! another client's, and says truthfully whether it deleted.
 
 use super::Call;

@@ -1,4 +1,4 @@
-//! The rules of exercise 5: the storage refuses tokens older than the
+//! The rules of the storage exercise: the storage refuses tokens older than the
 //! highest it has seen, accepts the others, remembers the highest, and keeps
 //! the last accepted value.
 //!

@@ -63,7 +63,7 @@ pub struct State {
     pub counter: u64,
     /// The storage row.
     pub row: Row,
-    /// The lease keeper's own state (exercise 7).
+    /// The lease keeper's own state (the keeper exercise).
     pub keeper: Keeper,
 }
 

@@ -13,7 +13,7 @@
 //! tokens) lives on the grader's single Redis server, in a [`World`] of its own, as in the
 //! single-server stories: the nodes are there to be hurt, the storage is not, and one more
 //! process would only stand for the same server. The fenced writes go through the reference's
-//! storage, which exercise 5 checks; the learner's code under test here is Redlock alone.
+//! storage, which the storage exercise checks; the learner's code under test here is Redlock alone.
 
 use std::time::Duration;
 
