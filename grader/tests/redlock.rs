@@ -285,5 +285,5 @@ fn the_explorer_catches_each_wrong_redlock_and_replays_it() {
         );
         caught += 1;
     }
-    assert_eq!(caught, 7, "every wrong Redlock of the catalogue was tried");
+    assert_eq!(caught, 10, "every wrong Redlock of the catalogue was tried");
 }

@@ -86,6 +86,9 @@ pub struct Record {
     pub expected: Option<Expected>,
     /// How Redis differs from the model, when the step diverged.
     pub diffs: Vec<Diff>,
+    /// The branch of the model the call under test took, when the step
+    /// went as the model says.
+    pub branch: Option<&'static str>,
 }
 
 /// A played history.
@@ -239,6 +242,7 @@ fn graders_step(
         answer: None,
         expected: None,
         diffs,
+        branch: None,
     };
     Ok((record, end))
 }
@@ -284,6 +288,7 @@ fn call_step(
         answer: None,
         expected: None,
         diffs: vec![],
+        branch: None,
     };
     let answer = match outcome {
         Ok(answer) => Some(answer),
@@ -317,6 +322,7 @@ fn call_step(
         for tried in super::linearize::tried(&before, order, *under_test, &observed, baseline) {
             if tried.diffs.is_empty() {
                 record.expected = tried.expected.get(tried.under_test).cloned().flatten();
+                record.branch = tried.branches.get(tried.under_test).copied();
                 record.moves = moves_with_expectations(&done, &tried, order);
                 *model = tried.state;
                 return Ok((record, None, wire));
