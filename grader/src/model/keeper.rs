@@ -290,6 +290,14 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             format!("only {since}, less than a quarter: {call} renewed already ({what})"),
         );
     }
+    // A renewal too early whose new TTL left no trace (the key expired or
+    // changed hands since) still shows in what it noted.
+    if !may_renew && !after.lost && got_at == now && got_at != after.renewed_at_ms {
+        return d.violation(
+            Property::KeeperRenewsOnPace,
+            format!("only {since}, less than a quarter: {call} renewed already (it left renewed_at = {})", seconds(got_at)),
+        );
+    }
     if !after.lost && got_at != after.renewed_at_ms {
         let model = seconds(after.renewed_at_ms);
         return if got_at < after.renewed_at_ms {
