@@ -316,10 +316,8 @@ pub const ALL: &[Wrong] = &[
             fenced_write: unseen::string_compare,
             ..REFERENCE
         },
-        // "98" > "100" as strings: an older token gets through (and "10" <
-        // "9" refuses a newer one; the explorer meets the first one first).
         fails: "storage::explored",
-        breaks: Property::StaleRequestsRejected,
+        breaks: Property::FreshTokensAccepted,
     },
     Wrong {
         lock: Lock {
@@ -327,10 +325,8 @@ pub const ALL: &[Wrong] = &[
             fenced_read: unseen::read_assumes_value,
             ..REFERENCE
         },
-        // A row with a fence and no value refuses every read; the explorer
-        // meets it first with the row's own token.
         fails: "storage::explored",
-        breaks: Property::EqualTokensAccepted,
+        breaks: Property::FreshTokensAccepted,
     },
     Wrong {
         lock: Lock {

@@ -225,11 +225,11 @@ fn token_base(h: &History, state: &State) -> u64 {
 
 /// A fencing token: often the highest seen, the next one, or an older one.
 fn fencing_token(rng: &mut Rng, base: u64) -> u64 {
-    let t = match rng.below(7) {
+    let t = match rng.below(8) {
         0 | 1 => base + 1,
-        2 | 3 => base,
-        4 => base.saturating_sub(1),
-        5 => base + 1 + rng.below(3),
+        2..=4 => base,
+        5 => base.saturating_sub(1),
+        6 => base + 1 + rng.below(3),
         _ => base.saturating_sub(1 + rng.below(3)),
     };
     t.clamp(1, EXACT_LIMIT)
