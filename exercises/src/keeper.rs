@@ -23,18 +23,23 @@ use redis::{ConnectionLike, RedisResult};
 ///
 /// `now` is the time since the lock was taken; `renewed_at` the time of the
 /// last renewal (zero at first: taking the lock counts as one). Once a third
-/// of `ttl` has passed since then, renew the lock to `ttl` with your
-/// `extend` and note the time; when the renewal fails (or Redis answers
-/// with an error), set `lost`, which the job reads before every write. Once
-/// `lost` is set, do nothing more.
+/// of `ttl` has passed since then, renew the lock to `ttl` with `extend` and
+/// note the time; when the renewal fails (or Redis answers with an error),
+/// set `lost`, which the job reads before every write. Once `lost` is set,
+/// do nothing more.
 ///
-/// `super::extend::extend(con, key, token, ttl)` is your `extend`;
+/// `extend` is the renewal to call, `extend(con, key, token, ttl)`: in a
+/// program, your `super::extend::extend`; the keeper's checks
+/// hand in the course's own, so that a mistake in your `extend` fails only
+/// extend's checks, and the scenarios hand in yours.
+///
 /// `lost.load(Ordering::SeqCst)` and `lost.store(true, Ordering::SeqCst)`
 /// read and set the flag (`use std::sync::atomic::Ordering`).
 ///
 /// Checks: `cargo test -p exercises keeper::`
 pub fn keep_alive<C: ConnectionLike>(
     con: &mut C,
+    extend: fn(&mut C, &str, &str, Duration) -> RedisResult<bool>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -43,8 +48,8 @@ pub fn keep_alive<C: ConnectionLike>(
     lost: &AtomicBool,
 ) -> RedisResult<()> {
     // TODO: return at once when `lost` is set, or when less than a third of
-    // the TTL has passed since `renewed_at`. Otherwise renew with your
-    // `extend`: on true, `*renewed_at = now`; on false or an error, set
-    // `lost` in this very tick (the job writes right after it).
+    // the TTL has passed since `renewed_at`. Otherwise renew with
+    // `extend(con, key, token, ttl)`: on true, `*renewed_at = now`; on false
+    // or an error, set `lost` in this very tick (the job writes right after).
     todo!("renew at every third of the TTL, and set `lost` when a renewal fails")
 }

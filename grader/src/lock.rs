@@ -34,9 +34,20 @@ pub type FencedReadFn = fn(&mut Wire, &str, u64) -> RedisResult<Option<i64>>;
 
 /// `extend(con, key, token, ttl)`: renew the lock to `ttl` only while it holds `token`; `true` when renewed.
 pub type ExtendFn = fn(&mut Wire, &str, &str, Duration) -> RedisResult<bool>;
-/// `keep_alive(con, key, token, ttl, now, renewed_at, lost)`: one tick of a lease keeper.
-pub type KeepAliveFn =
-    fn(&mut Wire, &str, &str, Duration, Duration, &mut Duration, &AtomicBool) -> RedisResult<()>;
+/// `keep_alive(con, extend, key, token, ttl, now, renewed_at, lost)`: one tick of a lease
+/// keeper, renewing with the `extend` it is handed. A check of the keeper hands it the
+/// reference's, so that a mistake in `extend` fails only extend's checks; a check that plays the
+/// whole lock hands it the lock's own.
+pub type KeepAliveFn = fn(
+    &mut Wire,
+    ExtendFn,
+    &str,
+    &str,
+    Duration,
+    Duration,
+    &mut Duration,
+    &AtomicBool,
+) -> RedisResult<()>;
 /// `redlock_acquire(nodes, clock, key, token, ttl)`: the lock on a majority of the nodes; the
 /// validity left, or `None` (and released everywhere).
 pub type RedlockAcquireFn =

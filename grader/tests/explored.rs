@@ -1,26 +1,47 @@
 //! The explorer against the reference: every explored history of every
-//! explorer check goes as the model says. `GRADER_EXPLORE=1000` raises the
-//! count (the figure in the grader's README comes from that run).
+//! explorer check goes as the model says, and reaches every branch of its
+//! model often: each test prints its coverage table (branch, hits) and fails
+//! when a branch has fewer hits than its floor. `GRADER_EXPLORE=1000` raises
+//! the count (the figure in the grader's README comes from that run); the
+//! floor scales with it.
 
-use grader::explore::{self, Subject};
+use grader::explore::{self, Coverage, Subject};
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
 
 /// Histories per check here, unless `GRADER_EXPLORE` says otherwise.
 const HISTORIES: u64 = 100;
 
-fn reference_agrees(check: &str, exercise: Subject) {
+/// The seeds of `check` this run explores.
+fn seeds(check: &str) -> Vec<u64> {
     let count = std::env::var(explore::EXPLORE_VAR)
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(HISTORIES);
-    let seeds = explore::seed_list(check, count);
-    let verdict = explore::explore(check, &REFERENCE, exercise, &seeds)
-        .unwrap_or_else(|e| panic!("{check}: {e}"));
+    explore::seed_list(check, count)
+}
+
+/// The reference passes, and every branch of the model reached its floor.
+fn holds(verdict: Verdict, coverage: &Coverage) {
+    println!("{coverage}");
     if let Verdict::Fail(report) = &verdict {
         panic!("the reference disagrees with the model:\n{report}");
     }
     assert_eq!(verdict, Verdict::Pass);
+    assert_eq!(coverage.histories, seeds(&coverage.check).len() as u64);
+    let short = coverage.short();
+    assert!(
+        short.is_empty(),
+        "{}: branches below the floor of {}: {short:?}",
+        coverage.check,
+        coverage.floor()
+    );
+}
+
+fn reference_agrees(check: &str, exercise: Subject) {
+    let (verdict, coverage) = explore::explore_covered(check, &REFERENCE, exercise, &seeds(check))
+        .unwrap_or_else(|e| panic!("{check}: {e}"));
+    holds(verdict, &coverage);
 }
 
 #[test]
@@ -51,6 +72,15 @@ fn the_reference_extend_agrees_with_its_model() {
 #[test]
 fn the_reference_keeper_agrees_with_its_model() {
     reference_agrees("keeper::explored", Subject::Keeper);
+}
+
+#[test]
+fn the_reference_redlock_agrees_with_its_model() {
+    let check = "redlock::explored";
+    let (verdict, coverage) =
+        grader::checks::redlock_explored::explore(check, &REFERENCE, &seeds(check))
+            .unwrap_or_else(|e| panic!("{check}: {e}"));
+    holds(verdict, &coverage);
 }
 
 /// The mistakes of `catalogue::unseen` that no check but their explorer

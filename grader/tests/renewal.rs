@@ -1,5 +1,6 @@
 //! The `extend` and `keeper` exercises against their catalogue: every wrong renewal is caught
-//! by the explorer too, and every correct variant passes. That every wrong
+//! by the explorer too, every correct variant passes, and a wrong renewal
+//! fails no check of the keeper, which renews with the reference's. That every wrong
 //! renewal and keeper fails its own check with its rule and a
 //! snapshot-tested report is `tests/wrong.rs`'s test, over both catalogues.
 
@@ -61,4 +62,33 @@ fn the_renewal_pause_check_fails_a_keeper_that_never_tells_the_job() {
         Some(grader::verdict::Property::KeeperStopsJob),
         "{report}"
     );
+}
+
+/// Each check grades one exercise: the keeper's checks hand the keeper the
+/// reference's `extend`, so a wrong `extend` with a correct keeper fails
+/// extend's checks (`tests/wrong.rs`) and none of the keeper's.
+#[test]
+fn a_wrong_extend_fails_no_keeper_check() {
+    let wrong_extends: Vec<_> = WRONG
+        .iter()
+        .filter(|w| w.fails.starts_with("extend::"))
+        .collect();
+    assert!(wrong_extends.len() >= 5, "{}", wrong_extends.len());
+    for wrong in wrong_extends {
+        for check in CHECKS.iter().filter(|c| c.name.starts_with("keeper::")) {
+            let verdict = check
+                .run(&wrong.lock)
+                .unwrap_or_else(|e| panic!("{}: {e}", check.name));
+            if let Verdict::Fail(report) = &verdict {
+                panic!("{:?} failed {}:\n{report}", wrong.lock.name, check.name);
+            }
+            assert_eq!(
+                verdict,
+                Verdict::Pass,
+                "{:?} on {}",
+                wrong.lock.name,
+                check.name
+            );
+        }
+    }
 }

@@ -54,6 +54,29 @@ impl Connection {
         protocol::read_reply(&mut self.parser, &mut self.reader)
     }
 
+    /// `extend(key, token, ttl)`, as the judge runs it: the renewal a keeper
+    /// is handed. The judge runs the `extend` its check chose, on this call's
+    /// connection, and answers what it returned (or Redis's error).
+    pub fn extend(
+        &mut self,
+        key: &str,
+        token: &str,
+        ttl: std::time::Duration,
+    ) -> RedisResult<bool> {
+        let parts = [
+            b"EXTEND".to_vec(),
+            key.as_bytes().to_vec(),
+            token.as_bytes().to_vec(),
+            ttl.as_millis().to_string().into_bytes(),
+        ];
+        match self.ask(&parts)? {
+            Value::Int(renewed) => Ok(renewed == 1),
+            other => {
+                Err(io::Error::other(format!("the judge answered EXTEND with {other:?}")).into())
+            }
+        }
+    }
+
     /// The judge's clock: the time since some fixed instant, on its virtual time.
     pub(crate) fn clock(&mut self) -> Duration {
         match self.ask(&[b"CLOCK".to_vec()]) {

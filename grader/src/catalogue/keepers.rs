@@ -13,7 +13,9 @@ use std::time::Duration;
 use redis::{ConnectionLike, RedisResult, Script};
 
 use super::renewal::bare_pexpire;
-use crate::reference;
+
+/// `extend(con, key, token, ttl)`, the renewal a keeper is handed.
+type Renew<C> = fn(&mut C, &str, &str, Duration) -> RedisResult<bool>;
 
 /// Whether a renewal is due: `every` has passed since the last one.
 fn due(now: Duration, renewed_at: Duration, every: Duration) -> bool {
@@ -23,6 +25,7 @@ fn due(now: Duration, renewed_at: Duration, every: Duration) -> bool {
 /// Renews on time, and ignores what the renewal answered.
 pub(super) fn never_tells<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -31,7 +34,7 @@ pub(super) fn never_tells<C: ConnectionLike>(
     _lost: &AtomicBool,
 ) -> RedisResult<()> {
     if due(now, *renewed_at, ttl / 3) {
-        reference::extend::extend(con, key, token, ttl)?;
+        extend(con, key, token, ttl)?;
         *renewed_at = now;
     }
     Ok(())
@@ -40,6 +43,7 @@ pub(super) fn never_tells<C: ConnectionLike>(
 /// Notes a failed renewal in `renewed_at` and sets `lost` at the next tick.
 pub(super) fn tells_late<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -53,7 +57,7 @@ pub(super) fn tells_late<C: ConnectionLike>(
         return Ok(());
     }
     if due(now, *renewed_at, ttl / 3) {
-        *renewed_at = if reference::extend::extend(con, key, token, ttl)? {
+        *renewed_at = if extend(con, key, token, ttl)? {
             now
         } else {
             FAILED
@@ -65,6 +69,7 @@ pub(super) fn tells_late<C: ConnectionLike>(
 /// Renews with PEXPIRE, which renews whoever holds the lock.
 pub(super) fn keeps_with_pexpire<C: ConnectionLike>(
     con: &mut C,
+    _extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -87,6 +92,7 @@ pub(super) fn keeps_with_pexpire<C: ConnectionLike>(
 /// it is free and lets the job go on.
 pub(super) fn takes_it_back<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -95,18 +101,19 @@ pub(super) fn takes_it_back<C: ConnectionLike>(
     lost: &AtomicBool,
 ) -> RedisResult<()> {
     if lost.load(Ordering::SeqCst) {
-        if reference::acquire::acquire(con, key, token, ttl)? {
+        if crate::reference::acquire::acquire(con, key, token, ttl)? {
             *renewed_at = now;
             lost.store(false, Ordering::SeqCst);
         }
         return Ok(());
     }
-    reference::keeper::keep_alive(con, key, token, ttl, now, renewed_at, lost)
+    crate::reference::keeper::keep_alive(con, extend, key, token, ttl, now, renewed_at, lost)
 }
 
 /// Renews only once the whole TTL has passed: the lock lapses first.
 pub(super) fn renews_every_ttl<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -117,7 +124,7 @@ pub(super) fn renews_every_ttl<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl) {
         return Ok(());
     }
-    if reference::extend::extend(con, key, token, ttl)? {
+    if extend(con, key, token, ttl)? {
         *renewed_at = now;
     } else {
         lost.store(true, Ordering::SeqCst);
@@ -128,6 +135,7 @@ pub(super) fn renews_every_ttl<C: ConnectionLike>(
 /// Renews every third of the TTL, but only for that third.
 pub(super) fn renews_for_a_third<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -138,7 +146,7 @@ pub(super) fn renews_for_a_third<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
         return Ok(());
     }
-    if reference::extend::extend(con, key, token, ttl / 3)? {
+    if extend(con, key, token, ttl / 3)? {
         *renewed_at = now;
     } else {
         lost.store(true, Ordering::SeqCst);
@@ -149,6 +157,7 @@ pub(super) fn renews_for_a_third<C: ConnectionLike>(
 /// Renews every quarter of the TTL, and keeps its own idea of failure.
 pub(super) fn every_quarter<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -160,7 +169,7 @@ pub(super) fn every_quarter<C: ConnectionLike>(
         return Ok(());
     }
     if now >= *renewed_at + ttl / 4 {
-        let renewed = reference::extend::extend(con, key, token, ttl).unwrap_or(false);
+        let renewed = extend(con, key, token, ttl).unwrap_or(false);
         if !renewed {
             lost.store(true, Ordering::Release);
             return Ok(());
@@ -175,6 +184,7 @@ pub(super) fn every_quarter<C: ConnectionLike>(
 /// Renews at every tick, due or not: safe, and many times the commands.
 pub(super) fn renews_every_tick<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -185,13 +195,14 @@ pub(super) fn renews_every_tick<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) {
         return Ok(());
     }
-    renew(con, key, token, ttl, now, renewed_at, lost)
+    renew(con, extend, key, token, ttl, now, renewed_at, lost)
 }
 
 /// Renews once *more* than a third has passed: a tick exactly on the third
 /// waits for the next one.
 pub(super) fn waits_past_the_third<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -202,12 +213,13 @@ pub(super) fn waits_past_the_third<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || now.saturating_sub(*renewed_at) <= ttl / 3 {
         return Ok(());
     }
-    renew(con, key, token, ttl, now, renewed_at, lost)
+    renew(con, extend, key, token, ttl, now, renewed_at, lost)
 }
 
 /// Hands a Redis error back with `?` before it could set `lost`.
 pub(super) fn passes_errors_on<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -218,7 +230,7 @@ pub(super) fn passes_errors_on<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
         return Ok(());
     }
-    if reference::extend::extend(con, key, token, ttl)? {
+    if extend(con, key, token, ttl)? {
         *renewed_at = now;
     } else {
         lost.store(true, Ordering::SeqCst);
@@ -229,6 +241,7 @@ pub(super) fn passes_errors_on<C: ConnectionLike>(
 /// Counts a renewal that Redis answered with an error as one that worked.
 pub(super) fn takes_an_error_for_a_renewal<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -239,7 +252,7 @@ pub(super) fn takes_an_error_for_a_renewal<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
         return Ok(());
     }
-    if reference::extend::extend(con, key, token, ttl).unwrap_or(true) {
+    if extend(con, key, token, ttl).unwrap_or(true) {
         *renewed_at = now;
     } else {
         lost.store(true, Ordering::SeqCst);
@@ -250,6 +263,7 @@ pub(super) fn takes_an_error_for_a_renewal<C: ConnectionLike>(
 /// Never looks at `lost`: once its token holds the key again, it renews.
 pub(super) fn renews_once_lost<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -260,7 +274,7 @@ pub(super) fn renews_once_lost<C: ConnectionLike>(
     if !due(now, *renewed_at, ttl / 3) {
         return Ok(());
     }
-    renew(con, key, token, ttl, now, renewed_at, lost)
+    renew(con, extend, key, token, ttl, now, renewed_at, lost)
 }
 
 /// Once `lost` is set, looks at the key at every tick, and when it finds its
@@ -268,6 +282,7 @@ pub(super) fn renews_once_lost<C: ConnectionLike>(
 /// flag and carries on.
 pub(super) fn clears_lost<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -285,13 +300,14 @@ pub(super) fn clears_lost<C: ConnectionLike>(
     if !due(now, *renewed_at, ttl / 3) {
         return Ok(());
     }
-    renew(con, key, token, ttl, now, renewed_at, lost)
+    renew(con, extend, key, token, ttl, now, renewed_at, lost)
 }
 
 /// Keeps a schedule of thirds counted from the acquire: after a late tick,
 /// `renewed_at` lags behind the renewal, and the next one comes too soon.
 pub(super) fn counts_from_the_acquire<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -302,7 +318,7 @@ pub(super) fn counts_from_the_acquire<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || !due(now, *renewed_at, ttl / 3) {
         return Ok(());
     }
-    match reference::extend::extend(con, key, token, ttl) {
+    match extend(con, key, token, ttl) {
         Ok(true) => *renewed_at += ttl / 3,
         Ok(false) => lost.store(true, Ordering::SeqCst),
         Err(e) => {
@@ -317,6 +333,7 @@ pub(super) fn counts_from_the_acquire<C: ConnectionLike>(
 /// the lock can expire and change hands in between.
 pub(super) fn checks_then_pexpires<C: ConnectionLike>(
     con: &mut C,
+    _extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -341,10 +358,11 @@ pub(super) fn checks_then_pexpires<C: ConnectionLike>(
     Ok(())
 }
 
-/// A renewal through the reference's `extend`, as the reference keeper
-/// does it: noted on true, `lost` on false or an error.
+/// A renewal through the `extend` handed in, as the reference keeper does
+/// it: noted on true, `lost` on false or an error.
 fn renew<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -352,7 +370,7 @@ fn renew<C: ConnectionLike>(
     renewed_at: &mut Duration,
     lost: &AtomicBool,
 ) -> RedisResult<()> {
-    match reference::extend::extend(con, key, token, ttl) {
+    match extend(con, key, token, ttl) {
         Ok(true) => *renewed_at = now,
         Ok(false) => lost.store(true, Ordering::SeqCst),
         Err(e) => {
@@ -369,6 +387,7 @@ fn renew<C: ConnectionLike>(
 /// a Redis error into `lost` and `Ok(())`.
 pub(super) fn own_script<C: ConnectionLike>(
     con: &mut C,
+    _extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -400,6 +419,7 @@ return redis.call("PTTL", KEYS[1])
 /// not divide by three it renews less than a millisecond sooner.
 pub(super) fn whole_milliseconds<C: ConnectionLike>(
     con: &mut C,
+    extend: Renew<C>,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -411,5 +431,5 @@ pub(super) fn whole_milliseconds<C: ConnectionLike>(
     if lost.load(Ordering::SeqCst) || elapsed < ttl.as_millis() / 3 {
         return Ok(());
     }
-    renew(con, key, token, ttl, now, renewed_at, lost)
+    renew(con, extend, key, token, ttl, now, renewed_at, lost)
 }

@@ -2,7 +2,9 @@
 //!
 //! Each is the reference Redlock with one step changed: a quorum off by one, the time spent
 //! forgotten, no release after a failure, no drift allowance, a node's clock read instead of the
-//! client's own, a plain `DEL` to release, a release that reads and then deletes. The rows that
+//! client's own, the validity counted from the reply that made the majority, an expired lock
+//! returned as held, a validity that wraps around when the round outlasts the TTL, a plain `DEL`
+//! to release, a release that reads and then deletes. The rows that
 //! pair each with the check that must catch it are in [`super::wrong::ALL`]. At the end, a
 //! correct Redlock written differently, which must pass every check.
 
@@ -125,6 +127,77 @@ pub fn trusts_one_nodes_clock<C: ConnectionLike>(
     let validity = ttl.saturating_sub(spent).saturating_sub(drift(ttl));
     if granted > nodes.len() / 2 && !validity.is_zero() {
         return Some(validity);
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Reads the clock when the majority's last grant arrives ("the lock is ours from here") and counts
+/// the validity from then: the nodes asked after it cost time the validity does not lose.
+pub fn validity_from_the_majority<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started = clock();
+    let majority = nodes.len() / 2 + 1;
+    let (mut granted, mut held_at) = (0, None);
+    for node in nodes.iter_mut() {
+        granted += grants(std::slice::from_mut(node), key, token, ttl);
+        if granted == majority && held_at.is_none() {
+            held_at = Some(clock());
+        }
+    }
+    let spent = held_at.unwrap_or_else(clock) - started;
+    let validity = ttl.saturating_sub(spent).saturating_sub(drift(ttl));
+    if granted >= majority && !validity.is_zero() {
+        return Some(validity);
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Returns whatever is left of the TTL once a majority granted it, nothing included: a round
+/// that used the TTL up hands back a lock valid for 0 ms, which has already expired.
+pub fn returns_an_expired_lock<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started = clock();
+    let granted = grants(nodes, key, token, ttl);
+    let validity = ttl
+        .saturating_sub(clock() - started)
+        .saturating_sub(drift(ttl));
+    if granted > nodes.len() / 2 {
+        return Some(validity);
+    }
+    release_all(nodes, key, token);
+    None
+}
+
+/// Counts what is left of the TTL in unsigned milliseconds that wrap around, as C's and Go's
+/// unsigned types do: a round that outlasts the TTL leaves an enormous validity, which passes the
+/// test against the drift.
+pub fn wraps_past_the_ttl<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started_ms = clock().as_millis() as u64;
+    let granted = grants(nodes, key, token, ttl);
+    let spent_ms = clock().as_millis() as u64 - started_ms;
+    let ttl_ms = ttl.as_millis() as u64;
+    let left_ms = ttl_ms.wrapping_sub(spent_ms);
+    let drift_ms = drift(ttl).as_millis() as u64;
+    if granted > nodes.len() / 2 && left_ms > drift_ms {
+        return Some(Duration::from_millis(left_ms - drift_ms));
     }
     release_all(nodes, key, token);
     None

@@ -440,6 +440,35 @@ pub const ALL: &[Wrong] = &[
     },
     Wrong {
         lock: Lock {
+            name: "Redlock timed to its majority",
+            redlock_acquire: redlock::validity_from_the_majority,
+            ..REFERENCE
+        },
+        // Its validity is too long whenever a node after the majority costs
+        // time; the explorer first meets a round that left nothing at all.
+        fails: "redlock::explored",
+        breaks: Property::RedlockNeedsMajority,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock returning an expired lock",
+            redlock_acquire: redlock::returns_an_expired_lock,
+            ..REFERENCE
+        },
+        fails: "redlock::explored",
+        breaks: Property::RedlockNeedsMajority,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock wrapping past its TTL",
+            redlock_acquire: redlock::wraps_past_the_ttl,
+            ..REFERENCE
+        },
+        fails: "redlock::explored",
+        breaks: Property::RedlockNeedsMajority,
+    },
+    Wrong {
+        lock: Lock {
             name: "Redlock released with DEL",
             redlock_release: redlock::release_with_del,
             ..REFERENCE

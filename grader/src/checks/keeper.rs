@@ -84,14 +84,17 @@ impl Lease {
     /// Moves to `t_ms` and calls the keeper once.
     fn tick(&mut self, ctx: &Ctx<'_>, t_ms: u64) -> Result<Result<(), Verdict>, GradeError> {
         self.bench.world().advance_to(t_ms)?;
-        let (key, keep, lost) = (
+        // The keeper's own, with the reference standing in for the rest (its extend among them).
+        let lock = crate::explore::Subject::Keeper.lock_under_test(ctx.lock);
+        let (key, keep, renew, lost) = (
             self.bench.world().keys.lock.clone(),
-            ctx.lock.keep_alive,
+            lock.keep_alive,
+            lock.extend,
             Arc::clone(&self.lost),
         );
         let (now, mut renewed_at) = (Duration::from_millis(t_ms), self.renewed_at);
         let called = self.bench.call(ctx, "keep_alive", move |w| {
-            keep(w, &key, TOKEN_A, LEASE, now, &mut renewed_at, &lost)?;
+            keep(w, renew, &key, TOKEN_A, LEASE, now, &mut renewed_at, &lost)?;
             Ok(renewed_at)
         });
         let (renewed_at, steps) = match called {

@@ -23,7 +23,7 @@ pub(crate) mod extend;
 pub(crate) mod fencing;
 pub(crate) mod keeper;
 pub(crate) mod redlock;
-pub(crate) mod redlock_explored;
+pub mod redlock_explored;
 pub(crate) mod redlock_release;
 pub mod redlock_stories;
 pub(crate) mod release;

@@ -1,21 +1,24 @@
 //! `redlock::explored`: the learner's `redlock_acquire`, then `redlock_release`, in situations
 //! drawn from seeds.
 //!
-//! Each seed draws a [`Situation`] (a node free, held by B, paused or down, each reply on time or
-//! late) and plays it on the real nodes; the [`model`](crate::model::redlock) says what a correct
-//! Redlock returns there and what it leaves on the nodes; then A releases, B stepping in at one
-//! command boundary in some situations, and no node may keep A's token or lose B's. The first situation where the learner's
-//! code does otherwise is shrunk, node by node, to the simplest one that still goes wrong, and
-//! reported with the seed that replays it (`GRADER_SEED`), as the other explorer checks do.
+//! Each seed draws a few rounds ([`ROUNDS`]), each a [`Situation`] (a TTL; a node free, held by B,
+//! paused or down, each reply on time or late to the millisecond) played on fresh nodes; the
+//! [`model`](crate::model::redlock) says what a correct Redlock returns there and what it leaves
+//! on the nodes; then A releases, B stepping in at one command boundary in some rounds, and no
+//! node may keep A's token or lose B's. The first round where the learner's code does otherwise
+//! is shrunk, node by node, to the simplest one that still goes wrong, and reported with the seed
+//! that replays it (`GRADER_SEED`), as the other explorer checks do. The rounds played are
+//! counted by the branches of the model they reached ([`explore`], [`Coverage`]).
 
 use super::Ctx;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::redlock::{TOKEN_A, TOKEN_B, TTL, acquire, release};
+use super::redlock::{TOKEN_A, TOKEN_B, acquire, release};
 use crate::error::GradeError;
-use crate::explore;
-use crate::model::redlock::{Meets, Situation, expect};
+use crate::explore::{self, Coverage};
+use crate::lock::Lock;
+use crate::model::redlock::{BRANCHES, Meets, ROUNDS, Situation, expect};
 use crate::nodes::cluster::{Cluster, enter};
 use crate::nodes::{Health, NODES};
 use crate::report::{Report, Verdict, trace};
@@ -26,8 +29,11 @@ use crate::wire::Step;
 /// The calls a trace shows, as its heading names them.
 const CALLS: &str = "redlock_acquire` then `redlock_release";
 
-/// How long B's lock lasts: longer than any round and release A's code can take here.
-const B_TTL_MS: u64 = 60_000;
+/// How long B's lock lasts: longer than all A's code can take here. A round lasts up to one and
+/// a half TTLs (15 s), and A's acquire, the release after its refusal and its own release are
+/// three rounds, each command perhaps sent twice (redis-rs loading the release's script), plus
+/// the TTL B waits out before stepping in: about 100 s at most.
+const B_TTL_MS: u64 = 600_000;
 
 /// What went wrong in one situation.
 enum Found {
@@ -48,18 +54,35 @@ impl Found {
 
 /// Explores the seeds of [`explore::seeds`].
 pub(crate) fn explored(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    for seed in explore::seeds(ctx.check)? {
-        let situation = Situation::draw(seed, NODES);
-        let Some(found) = play(ctx, &situation)? else {
-            continue;
-        };
-        if let Found::Failed(function, Failure::NotStarted { message }, _) = found {
-            return Ok(Verdict::NotStarted { function, message });
+    Ok(explore(ctx.check, ctx.lock, &explore::seeds(ctx.check)?)?.0)
+}
+
+/// Explores `seeds` with `lock`: the verdict, and the branches of the model the rounds played
+/// until then reached.
+pub fn explore(
+    check: &'static str,
+    lock: &Lock,
+    seeds: &[u64],
+) -> Result<(Verdict, Coverage), GradeError> {
+    let ctx = Ctx { check, lock };
+    let mut coverage = Coverage::new(check, BRANCHES);
+    for &seed in seeds {
+        coverage.histories += 1;
+        for (round, situation) in Situation::history(seed, NODES).into_iter().enumerate() {
+            let Some(found) = play(&ctx, &situation)? else {
+                for branch in situation.branches() {
+                    coverage.hit(branch);
+                }
+                continue;
+            };
+            if let Found::Failed(function, Failure::NotStarted { message }, _) = found {
+                return Ok((Verdict::NotStarted { function, message }, coverage));
+            }
+            let (situation, found) = shrink(&ctx, situation, found)?;
+            return Ok((report(&ctx, seed, round, &situation, found), coverage));
         }
-        let (situation, found) = shrink(ctx, situation, found)?;
-        return Ok(report(ctx, seed, &situation, found));
     }
-    Ok(Verdict::Pass)
+    Ok((Verdict::Pass, coverage))
 }
 
 /// The simplest situation, one change at a time from `situation`, that goes wrong as `found`.
@@ -99,13 +122,14 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
             }
         }
     }
-    let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
+    let ttl = situation.ttl;
+    let got = acquire(&c, ctx.lock, TOKEN_A, ttl)?;
     let steps = enter(&c).steps().to_vec();
     let value = match got.value {
         Ok(value) => value,
         Err(failure) => return Ok(Some(Found::Failed("redlock_acquire", failure, steps))),
     };
-    let model = expect(situation, TTL, got.spent_ms);
+    let model = expect(situation, got.spent_ms);
     let (n, spent) = (situation.nodes.len(), got.spent_ms);
     let wrong = |property, what: String| {
         Ok(Some(Found::Wrong(
@@ -131,7 +155,7 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
                     "A's redlock_acquire granted the lock (valid for {} ms), but asking took {spent} ms \
                      of the {} ms TTL: nothing was left after the drift allowance",
                     v.as_millis(),
-                    TTL.as_millis()
+                    ttl.as_millis()
                 ),
             );
         }
@@ -193,12 +217,13 @@ fn release_phase(
 ) -> Result<Option<Found>, GradeError> {
     let stolen = Arc::new(AtomicBool::new(false));
     if let Some(k) = situation.steal_at {
+        let ttl_ms = situation.ttl.as_millis() as u64;
         let base = enter(c).commands();
         let flag = Arc::clone(&stolen);
         enter(c).intervene(
             base + k,
             Box::new(move |cluster: &mut Cluster| {
-                cluster.advance(TTL.as_millis() as u64);
+                cluster.advance(ttl_ms);
                 for i in 0..cluster.len() {
                     cluster.take(i, TOKEN_B, B_TTL_MS)?;
                 }
@@ -239,12 +264,15 @@ fn release_phase(
     Ok(None)
 }
 
-fn report(ctx: &Ctx<'_>, seed: u64, situation: &Situation, found: Found) -> Verdict {
+fn report(ctx: &Ctx<'_>, seed: u64, round: usize, situation: &Situation, found: Found) -> Verdict {
     let replay = format!(
         "Replay: GRADER_SEED={seed:#018x} cargo test -p exercises {}",
         ctx.check
     );
-    let shown = format!("The situation (seed {seed:#018x}, shrunk):\n{situation}");
+    let shown = format!(
+        "The situation (seed {seed:#018x}, round {} of {ROUNDS}, shrunk):\n{situation}",
+        round + 1
+    );
     match found {
         Found::Failed(function, failure, steps) => Verdict::Fail(Box::new(Report::failed(
             ctx.check,

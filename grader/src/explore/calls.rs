@@ -55,14 +55,37 @@ pub fn run_call(
             Call::Extend { ttl_ms } => {
                 Answer::Bool((l.extend)(w, &lk, &token, Duration::from_millis(ttl_ms))?)
             }
-            Call::Keep { ttl_ms } => tick(l.keep_alive, w, &lk, &token, ttl_ms, now_ms, keeper),
+            Call::Keep { ttl_ms } => tick(
+                (l.keep_alive, l.extend),
+                w,
+                &lk,
+                &token,
+                ttl_ms,
+                now_ms,
+                keeper,
+            ),
         })
     })
 }
 
-/// One tick of `keep`, with what it left in `renewed_at` and `lost`.
+/// `extend(con, key, token, ttl)` at some connection type.
+type Renew<C> = fn(&mut C, &str, &str, Duration) -> RedisResult<bool>;
+/// `keep_alive(con, extend, key, token, ttl, now, renewed_at, lost)` at some connection type.
+type Keep<C> = fn(
+    &mut C,
+    Renew<C>,
+    &str,
+    &str,
+    Duration,
+    Duration,
+    &mut Duration,
+    &AtomicBool,
+) -> RedisResult<()>;
+
+/// One tick of `keep`, renewing with `renew`, with what it left in
+/// `renewed_at` and `lost`.
 fn tick<C>(
-    keep: fn(&mut C, &str, &str, Duration, Duration, &mut Duration, &AtomicBool) -> RedisResult<()>,
+    (keep, renew): (Keep<C>, Renew<C>),
     con: &mut C,
     key: &str,
     token: &str,
@@ -74,6 +97,7 @@ fn tick<C>(
     let lost = AtomicBool::new(keeper.lost);
     let result = keep(
         con,
+        renew,
         key,
         token,
         Duration::from_millis(ttl_ms),
@@ -147,7 +171,7 @@ pub fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answ
             let now_ms = world.now_ms();
             let con = world.con();
             tick(
-                reference::keeper::keep_alive,
+                (reference::keeper::keep_alive, reference::extend::extend),
                 con,
                 &keys.lock,
                 token,

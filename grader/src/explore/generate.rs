@@ -48,6 +48,34 @@ const ROW_NAMES: &[&str] = &[
 pub(super) const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 10_000, 30_000];
 /// Longer than any TTL above: a wait this long lets everything expire.
 const PAST_EVERY_TTL: u64 = 61_000;
+/// How many ticks a keeper's history goes on for once the lock is lost.
+const LOST_TICKS: u32 = 3;
+
+/// How many leases one seed of the keeper's explorer plays: a lease ends
+/// once it is lost, one way only (the key gone, taken or of the wrong type),
+/// and a seed should see every way.
+pub const LEASES: usize = 4;
+
+/// The histories seed `seed` plays: one, or for the keeper [`LEASES`]
+/// leases, each from the start. The first is `seed`'s own and each next one
+/// the history of a seed drawn from the one before, so that the seed a
+/// report names replays its history first.
+pub fn histories(exercise: Subject, seed: u64) -> Vec<History> {
+    let count = if exercise == Subject::Keeper {
+        LEASES
+    } else {
+        1
+    };
+    let mut seeds = Rng::new(seed);
+    let mut next = seed;
+    (0..count)
+        .map(|_| {
+            let h = history(exercise, next);
+            next = seeds.next_u64();
+            h
+        })
+        .collect()
+}
 
 /// The history for `seed`.
 pub fn history(exercise: Subject, seed: u64) -> History {
@@ -78,14 +106,28 @@ pub fn history(exercise: Subject, seed: u64) -> History {
     };
     h.start = start(&mut rng, exercise, clients);
     let mut state = initial(&h);
-    let steps = 3 + rng.below(5);
+    let steps = 4 + rng.below(6);
     if exercise == Subject::Keeper {
         // A lease lives longer than a few calls: more steps, each a tick or
-        // what happens to the key between two.
-        for _ in 0..steps + 5 {
+        // what happens to the key between two. Once the keeper has lost the
+        // lock it does nothing more: a few ticks show that (and that a token
+        // come back does not undo it); more would show nothing new.
+        let mut ticks_lost = 0;
+        for _ in 0..steps + 9 {
             for step in super::keeper::next_steps(&mut rng, &h, &state) {
+                let tick = matches!(
+                    step,
+                    Step::Call {
+                        call: Call::Keep { .. },
+                        ..
+                    }
+                );
+                ticks_lost += u32::from(tick && state.keeper.lost);
                 follow(&h, &mut state, &step);
                 h.steps.push(step);
+            }
+            if ticks_lost >= LOST_TICKS {
+                break;
             }
         }
         return h;
@@ -183,11 +225,11 @@ fn token_base(h: &History, state: &State) -> u64 {
 
 /// A fencing token: often the highest seen, the next one, or an older one.
 fn fencing_token(rng: &mut Rng, base: u64) -> u64 {
-    let t = match rng.below(6) {
+    let t = match rng.below(8) {
         0 | 1 => base + 1,
-        2 => base,
-        3 => base.saturating_sub(1),
-        4 => base + 1 + rng.below(3),
+        2..=4 => base,
+        5 => base.saturating_sub(1),
+        6 => base + 1 + rng.below(3),
         _ => base.saturating_sub(1 + rng.below(3)),
     };
     t.clamp(1, EXACT_LIMIT)
@@ -212,7 +254,13 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         .lock
         .as_ref()
         .and_then(|held| h.tokens.iter().position(|t| *t == held.token));
-    if rng.chance(1, 7) {
+    // A release or a renewal must also meet a lock that is gone: waits
+    // come more often there.
+    let waits = match h.exercise {
+        Subject::Release | Subject::Extend => 4,
+        _ => 7,
+    };
+    if rng.chance(1, waits) {
         return Step::Wait(wait(rng, state));
     }
     let client = match (h.exercise, holder) {
@@ -281,7 +329,7 @@ fn next_call(rng: &mut Rng, h: &History, state: &State) -> Call {
 
 fn storage_call(rng: &mut Rng, base: u64, last_value: i64) -> Call {
     let token = fencing_token(rng, base);
-    if rng.chance(2, 5) {
+    if rng.chance(1, 2) {
         Call::Read { token }
     } else {
         // The same value again, now and then.

@@ -35,10 +35,11 @@ pub(super) fn lease(rng: &mut Rng) -> u64 {
 /// that happens to the key.
 pub(super) fn next_steps(rng: &mut Rng, h: &History, state: &State) -> Vec<Step> {
     let ttl_ms = h.start.lock.map_or(LEASES[0], |(_, ttl)| ttl);
-    match rng.below(12) {
-        0..=6 => tick(rng, h, state, ttl_ms),
-        7 => vec![Step::Wait(wait(rng, state))],
-        8 | 9 => vec![client_step(rng, h, state, ttl_ms)],
+    // Mostly ticks: what happens to the key soon ends the lease.
+    match rng.below(16) {
+        0..=9 => tick(rng, h, state, ttl_ms),
+        10 => vec![Step::Wait(wait(rng, state))],
+        11 | 12 => vec![client_step(rng, h, state, ttl_ms)],
         _ => vec![Step::Touch(touch(rng, state, ttl_ms))],
     }
 }
@@ -155,13 +156,18 @@ fn client_step(rng: &mut Rng, h: &History, state: &State, ttl_ms: u64) -> Step {
 
 /// Something the grader does to the key.
 fn touch(rng: &mut Rng, state: &State, lease_ms: u64) -> Touch {
-    match rng.below(3) {
+    match rng.below(5) {
         0 => Touch::Delete,
         1 => Touch::Pexpire {
             ttl_ms: clear_of_expiry(rng, state, lease_ms),
         },
+        // Half the hashes last a whole lease, so that a tick finds one.
         _ => Touch::Hash {
-            ttl_ms: clear_of_expiry(rng, state, lease_ms),
+            ttl_ms: if rng.chance(1, 2) {
+                lease_ms
+            } else {
+                clear_of_expiry(rng, state, lease_ms)
+            },
         },
     }
 }

@@ -20,6 +20,8 @@ pub struct Tried {
     pub state: State,
     /// What the model expected of each call in the order.
     pub expected: Vec<Option<Expected>>,
+    /// The branch of the model each call in the order took.
+    pub branches: Vec<&'static str>,
     /// Which call of the order is the call under test.
     pub under_test: usize,
     /// The differences: none when this way fits.
@@ -35,38 +37,42 @@ pub fn tried(
     baseline: &Baseline,
 ) -> Vec<Tried> {
     let mut leaves = Vec::new();
-    walk(start, order, Vec::new(), Vec::new(), &mut leaves);
+    walk(start, order, Leaf::default(), &mut leaves);
     leaves
         .into_iter()
-        .map(|(mut state, expected, mut diffs)| {
-            diffs.extend(model::compare(start, &mut state, observed, baseline));
+        .map(|(mut state, mut leaf)| {
+            leaf.diffs
+                .extend(model::compare(start, &mut state, observed, baseline));
             Tried {
                 state,
-                expected,
+                expected: leaf.expected,
+                branches: leaf.branches,
                 under_test,
-                diffs,
+                diffs: leaf.diffs,
             }
         })
         .collect()
 }
 
-type Leaf = (State, Vec<Option<Expected>>, Vec<Diff>);
-
-fn walk(
-    state: &State,
-    rest: &[Linear],
+/// One way through an order so far: what each call was expected to do and
+/// the branch it took, and the differences of the answers.
+#[derive(Clone, Default)]
+struct Leaf {
     expected: Vec<Option<Expected>>,
+    branches: Vec<&'static str>,
     diffs: Vec<Diff>,
-    out: &mut Vec<Leaf>,
-) {
+}
+
+/// Every way `rest` may go from `state`, each with the state it ends in.
+fn walk(state: &State, rest: &[Linear], so_far: Leaf, out: &mut Vec<(State, Leaf)>) {
     let Some(((_, op, got), rest)) = rest.split_first() else {
-        out.push((state.clone(), expected, diffs));
+        out.push((state.clone(), so_far));
         return;
     };
-    let k = expected.len();
+    let k = so_far.expected.len();
     for branch in model::apply(state, op, got.as_ref()) {
-        let mut e = expected.clone();
-        let mut d = diffs.clone();
+        let mut next = so_far.clone();
+        let d = &mut next.diffs;
         if let (Some(want), Some(got)) = (&branch.expected, got)
             && !want.admits(got)
         {
@@ -76,7 +82,8 @@ fn walk(
                 got: got.clone(),
             });
         }
-        e.push(branch.expected);
-        walk(&branch.state, rest, e, d, out);
+        next.expected.push(branch.expected);
+        next.branches.push(branch.name);
+        walk(&branch.state, rest, next, out);
     }
 }

@@ -24,6 +24,7 @@
 //! instead of [`DEFAULT_HISTORIES`]; `GRADER_SEED=0x…` replays one.
 
 mod calls;
+pub mod coverage;
 pub mod generate;
 pub mod history;
 mod keeper;
@@ -34,6 +35,7 @@ pub mod rng;
 pub mod shrink;
 pub mod transcript;
 
+pub use coverage::Coverage;
 pub use history::Subject;
 
 use crate::error::GradeError;
@@ -114,14 +116,37 @@ pub fn explore(
     exercise: Subject,
     seeds: &[u64],
 ) -> Result<Verdict, GradeError> {
+    Ok(explore_covered(check, lock, exercise, seeds)?.0)
+}
+
+/// [`explore`], with the branches of the model that the calls under test
+/// reached in the histories played.
+pub fn explore_covered(
+    check: &str,
+    lock: &Lock,
+    exercise: Subject,
+    seeds: &[u64],
+) -> Result<(Verdict, Coverage), GradeError> {
     let lock = exercise.lock_under_test(lock);
-    for &seed in seeds {
-        let h = generate::history(exercise, seed);
+    let mut coverage = Coverage::new(check, branches(exercise));
+    let histories = seeds
+        .iter()
+        .flat_map(|&seed| generate::histories(exercise, seed));
+    coverage.histories = seeds.len() as u64;
+    for h in histories {
         let played = play::play(&h, &lock)?;
+        for branch in played
+            .records
+            .iter()
+            .filter(|r| r.yours)
+            .filter_map(|r| r.branch)
+        {
+            coverage.hit(branch);
+        }
         match played.end {
             End::Pass => continue,
             End::NotStarted { function, message } => {
-                return Ok(Verdict::NotStarted { function, message });
+                return Ok((Verdict::NotStarted { function, message }, coverage));
             }
             _ => {}
         }
@@ -142,13 +167,25 @@ pub fn explore(
                 function, failure, ..
             } => Report::failed(check, lock.name, function, failure, evidence),
             End::NotStarted { function, message } => {
-                return Ok(Verdict::NotStarted { function, message });
+                return Ok((Verdict::NotStarted { function, message }, coverage));
             }
             End::Pass => continue,
         };
-        return Ok(Verdict::Fail(Box::new(report)));
+        return Ok((Verdict::Fail(Box::new(report)), coverage));
     }
-    Ok(Verdict::Pass)
+    Ok((Verdict::Pass, coverage))
+}
+
+/// The branches `exercise`'s model names, for its coverage.
+pub fn branches(exercise: Subject) -> &'static [&'static str] {
+    match exercise {
+        Subject::Acquire => model::acquire::BRANCHES,
+        Subject::Release => model::release::BRANCHES,
+        Subject::Fencing => model::fencing::BRANCHES,
+        Subject::Storage => model::storage::BRANCHES,
+        Subject::Extend => model::extend::BRANCHES,
+        Subject::Keeper => model::keeper::BRANCHES,
+    }
 }
 
 #[cfg(test)]

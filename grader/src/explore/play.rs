@@ -86,6 +86,9 @@ pub struct Record {
     pub expected: Option<Expected>,
     /// How Redis differs from the model, when the step diverged.
     pub diffs: Vec<Diff>,
+    /// The branch of the model the call under test took, when the step
+    /// went as the model says.
+    pub branch: Option<&'static str>,
 }
 
 /// A played history.
@@ -239,6 +242,7 @@ fn graders_step(
         answer: None,
         expected: None,
         diffs,
+        branch: None,
     };
     Ok((record, end))
 }
@@ -284,6 +288,7 @@ fn call_step(
         answer: None,
         expected: None,
         diffs: vec![],
+        branch: None,
     };
     let answer = match outcome {
         Ok(answer) => Some(answer),
@@ -307,16 +312,30 @@ fn call_step(
     let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let observed = observe(&mut enter(world))?;
     let own = (text, call.op(&h.tokens[client], now_ms), answer);
-    let orders = orders(own, &done, step_in);
+    let sent_count = record
+        .sent
+        .iter()
+        .filter(|s| matches!(s, Sent::Sent { .. }))
+        .count();
+    // A client that stepped in after the call's last command came after all
+    // of the call's effects.
+    let after_last = step_in
+        .as_ref()
+        .is_some_and(|si| sent_count > 0 && si.before >= sent_count);
+    let orders = orders(own, &done, step_in, after_last);
     let before = model.clone();
     // When no way fits, the report compares with the way in which the other
     // client's answers fit best (what it saw is what happened at that
-    // moment), and among those the first order tried.
-    let mut first: Option<(usize, usize, Tried)> = None;
+    // moment), among those one where the call's own answer fits, if any (so
+    // that the rule a report names is the one the call broke whatever the
+    // order, not an answer that only another order makes wrong), and among
+    // those the first order tried.
+    let mut first: Option<((usize, bool), usize, Tried)> = None;
     for (o, (order, under_test)) in orders.iter().enumerate() {
         for tried in super::linearize::tried(&before, order, *under_test, &observed, baseline) {
             if tried.diffs.is_empty() {
                 record.expected = tried.expected.get(tried.under_test).cloned().flatten();
+                record.branch = tried.branches.get(tried.under_test).copied();
                 record.moves = moves_with_expectations(&done, &tried, order);
                 *model = tried.state;
                 return Ok((record, None, wire));
@@ -326,8 +345,16 @@ fn call_step(
                 .iter()
                 .filter(|d| matches!(d, Diff::Answer { op, .. } if *op != tried.under_test))
                 .count();
-            if first.as_ref().is_none_or(|(best, _, _)| theirs < *best) {
-                first = Some((theirs, o, tried));
+            // An order without the call (a crash that took no effect) has
+            // no answer of its own to fit.
+            let own_fits = tried.under_test < order.len()
+                && !tried
+                    .diffs
+                    .iter()
+                    .any(|d| matches!(d, Diff::Answer { op, .. } if *op == tried.under_test));
+            let fit = (theirs, !own_fits);
+            if first.as_ref().is_none_or(|(best, _, _)| fit < *best) {
+                first = Some((fit, o, tried));
             }
         }
     }
@@ -378,8 +405,14 @@ use super::linearize::{Linear, Tried};
 /// The orders in which the model tries the step's calls, with the place of
 /// the call under test; first the one a report compares with when none
 /// fits: the client stepping in before the call, or the crashed call having
-/// taken effect.
-fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Linear>, usize)> {
+/// taken effect. `after_last`: the client stepped in after the call's last
+/// command, so the call came first.
+fn orders(
+    own: Linear,
+    done: &[Done],
+    step_in: &Option<StepIn>,
+    after_last: bool,
+) -> Vec<(Vec<Linear>, usize)> {
     let theirs: Vec<Linear> = done
         .iter()
         .map(|d| (d.text.clone(), d.op.clone(), d.answer.clone()))
@@ -393,6 +426,9 @@ fn orders(own: Linear, done: &[Done], step_in: &Option<StepIn>) -> Vec<(Vec<Line
             let n = theirs.len();
             let mut positions = vec![n, 0];
             positions.extend(1..n);
+            if after_last {
+                positions = vec![0];
+            }
             positions
                 .into_iter()
                 .map(|at| {

@@ -10,14 +10,22 @@ use super::{Answer, Branch, Diff, Divergence, State};
 use crate::clock::Expiry;
 use crate::verdict::{Property, Violation};
 
+/// The branches the explorer must reach: a lock held by its caller is
+/// asked again only outside the contract.
+pub const BRANCHES: &[&str] = &[TAKEN, REFUSED];
+const TAKEN: &str = "a free lock: taken";
+const REFUSED: &str = "another's lock: refused";
+const OWN_REFUSED: &str = "the caller's own lock (outside the contract): refused";
+const OWN_TAKEN: &str = "the caller's own lock (outside the contract): taken again";
+
 /// The ways `acquire(lock, token, ttl)` may go.
 pub fn acquire(state: &State, token: &str, ttl_ms: u64) -> Vec<Branch> {
-    let refused = Branch::returns(Answer::Bool(false), state.clone());
-    let taken = Branch::returns(Answer::Bool(true), state.taken(token, ttl_ms));
+    let refused = |name| Branch::returns(name, Answer::Bool(false), state.clone());
+    let taken = |name| Branch::returns(name, Answer::Bool(true), state.taken(token, ttl_ms));
     match &state.lock {
-        None => vec![taken],
-        Some(held) if held.token == token => vec![refused, taken],
-        Some(_) => vec![refused],
+        None => vec![taken(TAKEN)],
+        Some(held) if held.token == token => vec![refused(OWN_REFUSED), taken(OWN_TAKEN)],
+        Some(_) => vec![refused(REFUSED)],
     }
 }
 
@@ -137,7 +145,7 @@ mod tests {
         let held = state(Some(("b", 9000)));
         assert_eq!(
             acquire(&held, "a", 1000),
-            vec![Branch::returns(Answer::Bool(false), held.clone())]
+            vec![Branch::returns(REFUSED, Answer::Bool(false), held.clone())]
         );
         assert_eq!(acquire(&held, "b", 1000).len(), 2);
     }

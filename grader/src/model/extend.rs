@@ -7,15 +7,22 @@
 use super::{Answer, Branch, Diff, Divergence, State};
 use crate::verdict::{Property, Violation};
 
+/// The branches the explorer must reach.
+pub const BRANCHES: &[&str] = &[OWN, OTHERS, NONE];
+const OWN: &str = "the caller's lock: renewed";
+const OTHERS: &str = "another's lock: left alone";
+const NONE: &str = "no lock: nothing brought back";
+
 /// The ways `extend(lock, token, ttl)` may go.
 pub fn extend(state: &State, token: &str, ttl_ms: u64) -> Vec<Branch> {
-    if state.lock.as_ref().is_some_and(|h| h.token == token) {
-        vec![Branch::returns(
+    match &state.lock {
+        Some(h) if h.token == token => vec![Branch::returns(
+            OWN,
             Answer::Bool(true),
             state.taken(token, ttl_ms),
-        )]
-    } else {
-        vec![Branch::returns(Answer::Bool(false), state.clone())]
+        )],
+        Some(_) => vec![Branch::returns(OTHERS, Answer::Bool(false), state.clone())],
+        None => vec![Branch::returns(NONE, Answer::Bool(false), state.clone())],
     }
 }
 
@@ -90,7 +97,7 @@ mod tests {
         let s = held_by("b");
         assert_eq!(
             extend(&s, "a", 10_000),
-            vec![Branch::returns(Answer::Bool(false), s.clone())]
+            vec![Branch::returns(OTHERS, Answer::Bool(false), s.clone())]
         );
         let renewed = extend(&s, "b", 10_000);
         assert_eq!(
@@ -109,7 +116,7 @@ mod tests {
         s.lock = None;
         assert_eq!(
             extend(&s, "a", 10_000),
-            vec![Branch::returns(Answer::Bool(false), s.clone())]
+            vec![Branch::returns(NONE, Answer::Bool(false), s.clone())]
         );
     }
 }

@@ -10,6 +10,14 @@
 use super::{Answer, Branch, Diff, Divergence, Expected, State};
 use crate::verdict::{Property, Violation};
 
+/// The branches the explorer must reach: a lock held by its caller is
+/// asked again only outside the contract.
+pub const BRANCHES: &[&str] = &[GRANTED, REFUSED];
+const GRANTED: &str = "a free lock: granted, with a token above the counter";
+const REFUSED: &str = "another's lock: refused";
+const OWN_REFUSED: &str = "the caller's own lock (outside the contract): refused";
+const OWN_GRANTED: &str = "the caller's own lock (outside the contract): granted again";
+
 /// The ways `acquire_fenced(lock, fence, token, ttl)` may go; `got` is what
 /// the call returned, whose token becomes the counter's floor.
 pub fn acquire_fenced(
@@ -18,19 +26,20 @@ pub fn acquire_fenced(
     ttl_ms: u64,
     got: Option<&Answer>,
 ) -> Vec<Branch> {
-    let refused = Branch::returns(Answer::Token(None), state.clone());
+    let refused = |name| Branch::returns(name, Answer::Token(None), state.clone());
     let mut taken = state.taken(token, ttl_ms);
     if let Some(Answer::Token(Some(t))) = got {
         taken.counter = taken.counter.max(*t);
     }
-    let granted = Branch {
+    let granted = |name| Branch {
+        name,
         expected: Some(Expected::TokenAbove(state.counter)),
-        state: taken,
+        state: taken.clone(),
     };
     match &state.lock {
-        None => vec![granted],
-        Some(held) if held.token == token => vec![refused, granted],
-        Some(_) => vec![refused],
+        None => vec![granted(GRANTED)],
+        Some(held) if held.token == token => vec![refused(OWN_REFUSED), granted(OWN_GRANTED)],
+        Some(_) => vec![refused(REFUSED)],
     }
 }
 

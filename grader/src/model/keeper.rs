@@ -93,12 +93,34 @@ pub fn allowed(elapsed_ms: u64, ttl_ms: u64) -> bool {
     elapsed_ms.saturating_mul(4) >= ttl_ms
 }
 
+/// The branches the explorer must reach. A renewal between a quarter and a
+/// third of the TTL is one of two right ways, which the reference never
+/// takes: it is shown when reached, and held to no floor.
+pub const BRANCHES: &[&str] = &[
+    NOT_YET,
+    EARLY_QUIET,
+    RENEWED,
+    GONE,
+    TAKEN,
+    WRONG_TYPE_LOST,
+    ALREADY_LOST,
+];
+const NOT_YET: &str = "not yet a quarter of the TTL: quiet";
+const EARLY_QUIET: &str = "a quarter, not yet a third: quiet";
+const EARLY_RENEWED: &str = "a quarter, not yet a third: a renewal";
+const RENEWED: &str = "due, the key A's: renewed";
+const GONE: &str = "due, the key gone: lost";
+const TAKEN: &str = "due, the key another's: lost";
+const WRONG_TYPE_LOST: &str = "due, the key of the wrong type: lost";
+const ALREADY_LOST: &str = "already lost: quiet";
+
 /// The ways one tick of `keep_alive(lock, token, ttl, now)` may go. `now`
 /// is what the keeper was handed; the state's own now may be later, when
 /// time moved on while the tick ran (another client stepping in).
 pub fn keep(state: &State, token: &str, ttl_ms: u64, now_ms: u64) -> Vec<Branch> {
     let k = state.keeper;
-    let quiet = Branch {
+    let quiet = |name| Branch {
+        name,
         expected: Some(Expected::Kept {
             renewed_at_ms: (!k.lost).then_some(k.renewed_at_ms),
             lost: k.lost,
@@ -107,19 +129,24 @@ pub fn keep(state: &State, token: &str, ttl_ms: u64, now_ms: u64) -> Vec<Branch>
         state: state.clone(),
     };
     let elapsed = now_ms.saturating_sub(k.renewed_at_ms);
-    if k.lost || !allowed(elapsed, ttl_ms) {
-        return vec![quiet];
+    if k.lost {
+        return vec![quiet(ALREADY_LOST)];
     }
-    let renewal = renewal(state, token, ttl_ms, now_ms);
-    if due(elapsed, ttl_ms) {
+    if !allowed(elapsed, ttl_ms) {
+        return vec![quiet(NOT_YET)];
+    }
+    let due = due(elapsed, ttl_ms);
+    let renewal = renewal(state, token, ttl_ms, now_ms, due);
+    if due {
         vec![renewal]
     } else {
-        vec![quiet, renewal]
+        vec![quiet(EARLY_QUIET), renewal]
     }
 }
 
-/// A renewal now, as `extend` goes, noted at the keeper's `now_ms`.
-fn renewal(state: &State, token: &str, ttl_ms: u64, now_ms: u64) -> Branch {
+/// A renewal now, as `extend` goes, noted at the keeper's `now_ms`; `due`
+/// when a third of the TTL has passed.
+fn renewal(state: &State, token: &str, ttl_ms: u64, now_ms: u64, due: bool) -> Branch {
     let holder = state.lock.as_ref().map(|h| h.token.as_str());
     let mut next = match holder {
         Some(t) if t == token => state.taken(token, ttl_ms),
@@ -136,7 +163,16 @@ fn renewal(state: &State, token: &str, ttl_ms: u64, now_ms: u64) -> Branch {
             ..state.keeper
         }
     };
+    // Early, the renewal is one of two right ways, whatever it finds.
+    let name = match holder {
+        _ if !due => EARLY_RENEWED,
+        Some(t) if t == token => RENEWED,
+        None => GONE,
+        Some(WRONG_TYPE) => WRONG_TYPE_LOST,
+        Some(_) => TAKEN,
+    };
     Branch {
+        name,
         expected: Some(Expected::Kept {
             renewed_at_ms: (!next.keeper.lost).then_some(next.keeper.renewed_at_ms),
             lost: next.keeper.lost,
@@ -254,6 +290,14 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             format!("only {since}, less than a quarter: {call} renewed already ({what})"),
         );
     }
+    // A renewal too early whose new TTL left no trace (the key expired or
+    // changed hands since) still shows in what it noted.
+    if !may_renew && !after.lost && got_at == now && got_at != after.renewed_at_ms {
+        return d.violation(
+            Property::KeeperRenewsOnPace,
+            format!("only {since}, less than a quarter: {call} renewed already (it left renewed_at = {})", seconds(got_at)),
+        );
+    }
     if !after.lost && got_at != after.renewed_at_ms {
         let model = seconds(after.renewed_at_ms);
         return if got_at < after.renewed_at_ms {
@@ -337,6 +381,7 @@ mod tests {
         assert_eq!(
             tick(&s, 6000),
             vec![Branch {
+                name: NOT_YET,
                 expected: Some(quiet),
                 state: s.clone()
             }]

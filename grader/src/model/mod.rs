@@ -251,6 +251,9 @@ impl fmt::Display for Expected {
 /// One way a step may go: what it returns, and the state after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Branch {
+    /// Which branch of its model it is, as the model's `BRANCHES` and the
+    /// explorer's coverage table name it.
+    pub name: &'static str,
     /// What the call must return (`None` for a move of time).
     pub expected: Option<Expected>,
     /// The state after it.
@@ -258,8 +261,9 @@ pub struct Branch {
 }
 
 impl Branch {
-    fn returns(answer: Answer, state: State) -> Branch {
+    fn returns(name: &'static str, answer: Answer, state: State) -> Branch {
         Branch {
+            name,
             expected: Some(Expected::Exactly(answer)),
             state,
         }
@@ -283,6 +287,7 @@ pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
             now_ms,
         } => keeper::keep(state, token, *ttl_ms, *now_ms),
         Op::Touch(touch) => vec![Branch {
+            name: "the grader touches the lock key",
             expected: None,
             state: touch.apply(state),
         }],
@@ -290,6 +295,7 @@ pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
             let mut next = state.clone();
             next.advance_to(*t);
             vec![Branch {
+                name: "time moves on",
                 expected: None,
                 state: next,
             }]

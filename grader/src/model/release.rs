@@ -4,14 +4,22 @@
 use super::{Answer, Branch, Diff, Divergence, State};
 use crate::verdict::{Property, Violation};
 
+/// The branches the explorer must reach.
+pub const BRANCHES: &[&str] = &[OWN, OTHERS, NONE];
+const OWN: &str = "the caller's lock: deleted";
+const OTHERS: &str = "another's lock: left alone";
+const NONE: &str = "no lock: nothing to delete";
+
 /// The ways `release(lock, token)` may go.
 pub fn release(state: &State, token: &str) -> Vec<Branch> {
-    if state.lock.as_ref().is_some_and(|h| h.token == token) {
-        let mut next = state.clone();
-        next.lock = None;
-        vec![Branch::returns(Answer::Bool(true), next)]
-    } else {
-        vec![Branch::returns(Answer::Bool(false), state.clone())]
+    match &state.lock {
+        Some(h) if h.token == token => {
+            let mut next = state.clone();
+            next.lock = None;
+            vec![Branch::returns(OWN, Answer::Bool(true), next)]
+        }
+        Some(_) => vec![Branch::returns(OTHERS, Answer::Bool(false), state.clone())],
+        None => vec![Branch::returns(NONE, Answer::Bool(false), state.clone())],
     }
 }
 
@@ -82,7 +90,7 @@ mod tests {
         };
         assert_eq!(
             release(&s, "a"),
-            vec![Branch::returns(Answer::Bool(false), s.clone())]
+            vec![Branch::returns(OTHERS, Answer::Bool(false), s.clone())]
         );
         let gone = release(&s, "b");
         assert_eq!(gone[0].state.lock, None);

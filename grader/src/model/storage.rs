@@ -10,25 +10,63 @@
 use super::{Answer, Branch, Diff, Divergence, Expected, State};
 use crate::verdict::{Property, Violation};
 
+/// The branches the explorer must reach.
+pub const BRANCHES: &[&str] = &[
+    WRITE_NEWER,
+    WRITE_SAME,
+    WRITE_OLDER,
+    READ_NEWER,
+    READ_SAME,
+    READ_OLDER,
+];
+const WRITE_NEWER: &str = "write, a newer token: stored";
+const WRITE_SAME: &str = "write, the row's own token: stored";
+const WRITE_OLDER: &str = "write, an older token: refused";
+const READ_NEWER: &str = "read, a newer token: the value";
+const READ_SAME: &str = "read, the row's own token: the value";
+const READ_OLDER: &str = "read, an older token: refused";
+
 /// The ways `fenced_write(row, token, value)` may go.
 pub fn fenced_write(state: &State, token: u64, value: i64) -> Vec<Branch> {
     if token < state.row.fence {
-        return vec![Branch::returns(Answer::Bool(false), state.clone())];
+        return vec![Branch::returns(
+            WRITE_OLDER,
+            Answer::Bool(false),
+            state.clone(),
+        )];
     }
+    let name = if token == state.row.fence {
+        WRITE_SAME
+    } else {
+        WRITE_NEWER
+    };
     let mut next = state.clone();
     next.row.fence = token;
     next.row.value = value;
-    vec![Branch::returns(Answer::Bool(true), next)]
+    vec![Branch::returns(name, Answer::Bool(true), next)]
 }
 
 /// The ways `fenced_read(row, token)` may go.
 pub fn fenced_read(state: &State, token: u64) -> Vec<Branch> {
     if token < state.row.fence {
-        return vec![Branch::returns(Answer::Read(None), state.clone())];
+        return vec![Branch::returns(
+            READ_OLDER,
+            Answer::Read(None),
+            state.clone(),
+        )];
     }
+    let name = if token == state.row.fence {
+        READ_SAME
+    } else {
+        READ_NEWER
+    };
     let mut next = state.clone();
     next.row.fence = token;
-    vec![Branch::returns(Answer::Read(Some(state.row.value)), next)]
+    vec![Branch::returns(
+        name,
+        Answer::Read(Some(state.row.value)),
+        next,
+    )]
 }
 
 /// The rule a divergent `fenced_write` or `fenced_read` broke.

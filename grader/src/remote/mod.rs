@@ -31,11 +31,11 @@ use std::thread;
 use std::time::Duration;
 
 use lock_runner::protocol::{Answer, Call, Order};
-use redis::{ConnectionLike, RedisResult};
+use redis::RedisResult;
 
 use crate::harness::{Cause, Outcome};
 use crate::isolation::Isolation;
-use crate::lock::Lock;
+use crate::lock::{ExtendFn, Lock};
 use crate::wire::{OverBudget, Wire};
 use process::{Gone, Link, Process};
 use serve::Served;
@@ -281,8 +281,9 @@ impl Runner {
         }
     }
 
-    /// Calls a learner function of one connection, served through `wire`.
-    fn on_wire(&self, wire: &mut Wire, call: Call) -> Answer {
+    /// Calls a learner function of one connection, served through `wire`;
+    /// `extend` answers a keeper's renewals.
+    fn on_wire(&self, wire: &mut Wire, call: Call, extend: Option<ExtendFn>) -> Answer {
         let id = wire.id();
         let mut link = self.link_of(id);
         let order = Order::Call {
@@ -291,9 +292,14 @@ impl Runner {
             call,
         };
         self.process.order(&order).unwrap_or_else(|g| self.gone(g));
-        let served = serve::serve(&mut link, Some(wire as &mut dyn ConnectionLike), None);
+        let served = serve::serve(&mut link, Some(wire), None, extend);
         let answer = self.answer(served);
-        self.links().insert(id, link);
+        // A renewal with the learner's own extend was a call of its own on
+        // this wire, on a link of its own, kept for the wire meanwhile: one
+        // link a wire is enough.
+        if let Some(spare) = self.links().insert(id, link) {
+            let _ = self.process.order(&Order::Close { link: spare.name });
+        }
         answer
     }
 
@@ -306,7 +312,7 @@ impl Runner {
             call,
         };
         self.process.order(&order).unwrap_or_else(|g| self.gone(g));
-        let answer = self.answer(serve::serve(&mut home, None, None));
+        let answer = self.answer(serve::serve(&mut home, None, None, None));
         self.homes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -332,9 +338,8 @@ impl Runner {
             for (link, node) in links.iter_mut().zip(nodes.iter_mut()) {
                 let (over_budget, home_handle) = (&over_budget, &home_handle);
                 scope.spawn(move || {
-                    let node: &mut dyn ConnectionLike = node;
                     let served = panic::catch_unwind(AssertUnwindSafe(|| {
-                        serve::serve(link, Some(node), None)
+                        serve::serve(link, Some(node), None, None)
                     }));
                     if let Err(payload) = served {
                         over_budget.fetch_or(payload.is::<OverBudget>(), Ordering::Relaxed);
@@ -345,7 +350,7 @@ impl Runner {
                     }
                 });
             }
-            serve::serve(&mut home, None, Some(clock))
+            serve::serve(&mut home, None, Some(clock), None)
         });
         if over_budget.load(Ordering::Relaxed) {
             panic::panic_any(OverBudget);
@@ -397,7 +402,7 @@ fn acquire(w: &mut Wire, key: &str, token: &str, ttl: Duration) -> RedisResult<b
         token: token.into(),
         ttl,
     };
-    flag("acquire", runner().on_wire(w, call))
+    flag("acquire", runner().on_wire(w, call, None))
 }
 
 fn release(w: &mut Wire, key: &str, token: &str) -> RedisResult<bool> {
@@ -405,7 +410,7 @@ fn release(w: &mut Wire, key: &str, token: &str) -> RedisResult<bool> {
         key: key.into(),
         token: token.into(),
     };
-    flag("release", runner().on_wire(w, call))
+    flag("release", runner().on_wire(w, call, None))
 }
 
 fn acquire_fenced(
@@ -421,7 +426,7 @@ fn acquire_fenced(
         token: token.into(),
         ttl,
     };
-    match runner().on_wire(w, call) {
+    match runner().on_wire(w, call, None) {
         Answer::Fence(result) => result.map_err(|f| f.error()),
         other => mismatch("acquire_fenced", other),
     }
@@ -433,7 +438,7 @@ fn fenced_write(w: &mut Wire, row: &str, fencing_token: u64, value: i64) -> Redi
         fencing_token,
         value,
     };
-    flag("fenced_write", runner().on_wire(w, call))
+    flag("fenced_write", runner().on_wire(w, call, None))
 }
 
 fn fenced_read(w: &mut Wire, row: &str, fencing_token: u64) -> RedisResult<Option<i64>> {
@@ -441,7 +446,7 @@ fn fenced_read(w: &mut Wire, row: &str, fencing_token: u64) -> RedisResult<Optio
         row: row.into(),
         fencing_token,
     };
-    match runner().on_wire(w, call) {
+    match runner().on_wire(w, call, None) {
         Answer::Read(result) => result.map_err(|f| f.error()),
         other => mismatch("fenced_read", other),
     }
@@ -453,11 +458,12 @@ fn extend(w: &mut Wire, key: &str, token: &str, ttl: Duration) -> RedisResult<bo
         token: token.into(),
         ttl,
     };
-    flag("extend", runner().on_wire(w, call))
+    flag("extend", runner().on_wire(w, call, None))
 }
 
 fn keep_alive(
     w: &mut Wire,
+    extend: ExtendFn,
     key: &str,
     token: &str,
     ttl: Duration,
@@ -473,7 +479,9 @@ fn keep_alive(
         renewed_at: *renewed_at,
         lost: lost.load(Ordering::SeqCst),
     };
-    match runner().on_wire(w, call) {
+    // The learner's keeper renews through the judge, with `extend`: the
+    // reference's in a check of the keeper, the learner's own in a scenario.
+    match runner().on_wire(w, call, Some(extend)) {
         Answer::Kept {
             result,
             renewed_at: after,

@@ -16,6 +16,8 @@ use lock_runner::protocol::{self, Answer};
 use redis::{ConnectionLike, RedisError, RedisResult, Value};
 
 use super::process::Link;
+use crate::lock::ExtendFn;
+use crate::wire::Wire;
 
 /// What a link's serving came to.
 pub(super) enum Served {
@@ -32,11 +34,13 @@ pub(super) enum Served {
 /// Serves `link` until the runner answers on it (`DONE`) or ends it (`END`).
 ///
 /// `con` is the wire the learner's commands on this link go through (`None`
-/// for a link that carries no Redis connection); `clock` answers `CLOCK`.
+/// for a link that carries no Redis connection); `clock` answers `CLOCK`;
+/// `extend` answers a keeper's `EXTEND`, run on `con`.
 pub(super) fn serve(
     link: &mut Link,
-    mut con: Option<&mut dyn ConnectionLike>,
+    mut con: Option<&mut Wire>,
     clock: Option<&dyn Fn() -> Duration>,
+    extend: Option<ExtendFn>,
 ) -> Served {
     loop {
         let parts = match link.read() {
@@ -77,6 +81,25 @@ pub(super) fn serve(
                     "this function has no clock to read",
                 ))),
             },
+            Some(b"EXTEND") => {
+                let text = |i: usize| parts.get(i).and_then(|p| std::str::from_utf8(p).ok());
+                let ttl = text(3).and_then(|t| t.parse::<u64>().ok());
+                match (con.as_deref_mut(), extend, text(1), text(2), ttl) {
+                    (Some(con), Some(extend), Some(key), Some(token), Some(ttl)) => {
+                        extend(con, key, token, Duration::from_millis(ttl))
+                            .map(|renewed| Value::Int(i64::from(renewed)))
+                    }
+                    (None, ..) => Err(no_connection()),
+                    (_, None, ..) => Err(RedisError::from(std::io::Error::other(
+                        "only a keeper is handed an extend to call",
+                    ))),
+                    _ => {
+                        return Served::Unreadable(
+                            "EXTEND without its key, token and TTL in ms".into(),
+                        );
+                    }
+                }
+            }
             Some(b"END") => return Served::Ended,
             Some(b"DONE") => {
                 return match Answer::parse(&parts) {

@@ -27,7 +27,18 @@ impl Runner<'_> {
         let (mut renewed_at, lost) = (c.renewed_at, Arc::clone(&c.lost));
         let (keys, token, ttl, lock) = self.acquire_args(i);
         let renewed_at = self.call(i, "keep_alive", move |w| {
-            (lock.keep_alive)(w, &keys.lock, &token, ttl, now, &mut renewed_at, &lost)?;
+            // The scenario plays the whole lock: its keeper renews with its own extend.
+            let renew = lock.extend;
+            (lock.keep_alive)(
+                w,
+                renew,
+                &keys.lock,
+                &token,
+                ttl,
+                now,
+                &mut renewed_at,
+                &lost,
+            )?;
             Ok(renewed_at)
         })?;
         let holds = self.holds(i)?;

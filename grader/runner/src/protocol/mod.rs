@@ -11,8 +11,9 @@
 //!   [`Order::Call`] (call one learner function with these links and arguments);
 //! - on a link, from the runner: a Redis command (`ONE`) or a pipeline (`PIPE`)
 //!   the learner's code sent, `CLOCK` (Redlock's clock, which the judge answers on
-//!   its virtual time), `END` (this node link is done for the call) and, on the
-//!   call's home link, the [`Answer`];
+//!   its virtual time), `EXTEND key token ttl_ms` (a keeper's renewal, which the
+//!   judge runs with the `extend` its check chose), `END` (this node link is
+//!   done for the call) and, on the call's home link, the [`Answer`];
 //! - on a link, from the judge: the reply to each command, as Redis's value or as
 //!   a [`Fault`], the error the connection itself gave.
 //!
