@@ -29,7 +29,7 @@ use redis::{ConnectionLike, RedisResult};
 /// do nothing more.
 ///
 /// `extend` is the renewal to call, `extend(con, key, token, ttl)`: in a
-/// program, your exercise 6 (`super::extend::extend`); the keeper's checks
+/// program, your `super::extend::extend`; the keeper's checks
 /// hand in the course's own, so that a mistake in your `extend` fails only
 /// extend's checks, and the scenarios hand in yours.
 pub fn keep_alive<C: ConnectionLike>(
