@@ -263,8 +263,11 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
     if rng.chance(1, waits) {
         return Step::Wait(wait(rng, state));
     }
+    // The holder often, so that its own lock is released or renewed; for a renewal less
+    // often, since another's lock left alone is a branch of its own.
     let client = match (h.exercise, holder) {
-        (Subject::Release | Subject::Extend, Some(holder)) if rng.chance(1, 2) => holder,
+        (Subject::Release, Some(holder)) if rng.chance(1, 2) => holder,
+        (Subject::Extend, Some(holder)) if rng.chance(1, 3) => holder,
         _ => rng.below(clients) as usize,
     };
     // A held lock is often released by its holder, so that the next
