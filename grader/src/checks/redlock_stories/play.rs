@@ -5,7 +5,8 @@
 //! start of a second the nodes' clocks move to it (keys run out), the story's faults for that
 //! second happen (as [`Fault::on_nodes`] says), then A and B each take one step of their job
 //! through the Redlock under test, and [`super::record`] looks at the nodes and the storage to
-//! write the second down. Every
+//! write the second down, beside the commands each call sent (to each node, and to the storage)
+//! for the book's message diagram. Every
 //! event also gives a line of text (when, what, and each node's holder), which a failure report
 //! shows, since the text table of a timeline draws no nodes.
 //!
@@ -281,6 +282,7 @@ impl Player<'_> {
             );
         };
         let row = crate::world::enter(&self.world).keys.row.clone();
+        self.storage.begin_call();
         let accepted = (REFERENCE.fenced_write)(&mut self.storage, &row, fence, value)?;
         let sent = record::sent(
             &self.clients,
