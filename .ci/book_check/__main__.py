@@ -54,6 +54,7 @@ CHECKS = [
     nodes.check_node_player,
     nodes.check_nodes_narrow,
     nodes.check_nodes_contrast,
+    nodes.check_redlock_diagram,
 ]
 
 

@@ -21,6 +21,7 @@ from selenium.webdriver.common.keys import Keys
 
 from browser import NARROW, NODES_PAGE, THEMES, WIDE
 from pages import FITS_JS, check_figures, measure_contrast
+from phone import MIN_DIAGRAM_PX
 from player import control, keyed_seconds, open_player, walk_with
 
 DEMOS = ["nodes-redlock", "nodes-failover"]
@@ -188,3 +189,109 @@ def nodes_contrast_on(book, page, demos):
     book.check(not failures, "\n  ".join(failures))
     book.report.verified(f"{page}: contrast ≥ 4.5:1 for {measured} text elements of node rows, player and strips "
                          f"in {', '.join(THEMES)}")
+
+
+DIAGRAM_JS = """
+const root = arguments[0];
+const box = root.querySelector('[data-role=messages]');
+const svg = box.querySelector('svg.tl-lamport');
+const page = document.documentElement.clientWidth;
+if (!svg) return {hidden: box.hidden, svg: false};
+const width = svg.viewBox.baseVal.width;
+const scale = svg.getBoundingClientRect().width / width;
+return {
+    hidden: box.hidden, svg: true,
+    lanes: [...svg.querySelectorAll('.tl-lane-name')].map((t) => t.getAttribute('data-lane')),
+    items: [...box.querySelectorAll('[data-role=message-list] li')].map((li) =>
+        [li.getAttribute('data-client'), li.getAttribute('data-to'), li.getAttribute('data-answered'), li.textContent]),
+    groups: [...svg.querySelectorAll('g.tl-message')].map((g) => ({
+        answered: g.getAttribute('data-answered'),
+        requests: g.querySelectorAll('line.tl-request').length,
+        replies: g.querySelectorAll('line.tl-reply').length,
+        crosses: g.querySelectorAll('.tl-no-reply-mark').length,
+        labels: [...g.querySelectorAll('.tl-arrow-label')].map((t) => t.textContent),
+        outside: [...g.querySelectorAll('text')].filter((t) => { const b = t.getBBox(); return b.x < -0.5 || b.x + b.width > width + 0.5; })
+            .map((t) => t.textContent)})),
+    font: Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
+    spills: svg.getBoundingClientRect().right > page + 0.5,
+};"""
+
+
+def redlock_timelines(book):
+    """The book's timelines whose messages go to Redlock's nodes, by name."""
+    found = []
+    for path in sorted((book.book_dir / "timelines").glob("*.json")):
+        timeline = json.loads(path.read_text(encoding="utf-8"))
+        nodes = timeline.get("nodes", [])
+        if any(m["to"] in nodes for m in timeline.get("messages", [])):
+            found.append(path.stem)
+    return found
+
+
+def diagram_failures(timeline, t, shown):
+    """What is wrong with the drawn diagram of second `t`, against the JSON; empty when right."""
+    want = [m for m in timeline["messages"] if m["t"] == t]
+    where = f"{timeline['name']} at t = {t}"
+    if not want:
+        return [] if not shown["svg"] else [f"{where}: a diagram is drawn for a second without commands"]
+    if shown["hidden"] or not shown["svg"]:
+        return [f"{where}: {len(want)} commands but no diagram"]
+    wrong = []
+    lanes = timeline["clients"] + timeline["nodes"] + ["storage"]
+    if shown["lanes"] != lanes:
+        wrong.append(f"{where}: the lanes are {shown['lanes']}, not {lanes}")
+    listed = [(c, to, a) for c, to, a, _ in shown["items"]]
+    recorded = [(m["client"], m["to"], str(m.get("answered", True)).lower()) for m in want]
+    if listed != recorded:
+        wrong.append(f"{where}: the list gives {listed}, the JSON {recorded}")
+    for (_, _, _, text), m in zip(shown["items"], want):
+        if m["command"] not in text or m["reply"] not in text:
+            wrong.append(f"{where}: {text!r} lacks {m['command']!r} and its reply {m['reply']!r}")
+    if len(shown["groups"]) != len(want):
+        wrong.append(f"{where}: {len(shown['groups'])} messages drawn for {len(want)} recorded")
+    for i, (g, m) in enumerate(zip(shown["groups"], want), 1):
+        answered = m.get("answered", True)
+        drawn = (g["requests"], g["replies"], g["crosses"])
+        if drawn != ((1, 1, 0) if answered else (1, 0, 1)):
+            wrong.append(f"{where}, message {i} ({m['client']} to {m['to']}, answered: {answered}): drawn with "
+                         f"{drawn[0]} request, {drawn[1]} reply arrows and {drawn[2]} crosses")
+        if not answered and not any(label.startswith("no reply") for label in g["labels"]):
+            wrong.append(f"{where}, message {i}: unanswered, but labelled {g['labels']}")
+        if g["outside"]:
+            wrong.append(f"{where}, message {i}: labels {g['outside']} run out of the picture")
+    if shown["font"] < MIN_DIAGRAM_PX:
+        wrong.append(f"{where}: the diagram's smallest text is {shown['font']:.1f} px, under {MIN_DIAGRAM_PX}")
+    if shown["spills"]:
+        wrong.append(f"{where}: the diagram is wider than the page")
+    return wrong
+
+
+def check_redlock_diagram(book):
+    """At 390 px, stepped through every second of every Redlock timeline, the message diagram has a lane per
+    client, per node and for the storage, draws every recorded command of the second with its reply or,
+    where a node said nothing, a cross and "no reply", and keeps its text readable and inside the page."""
+    demos = redlock_timelines(book)
+    book.check(demos, "no timeline of the book records commands to Redlock's nodes")
+    try:
+        book.width(NARROW)
+        drawn = silent = 0
+        for demo in demos:
+            timeline = book.timeline(demo)
+            _, root = open_player(book, demo)
+            control(root, "play").send_keys(Keys.HOME)
+            for t in range(len(timeline["seconds"])):
+                if t:
+                    book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
+                    book.wait_for(f"{demo}: t = {t}", lambda d: root.get_attribute("data-second") == str(t), 3)
+                wrong = diagram_failures(timeline, t, book.js(DIAGRAM_JS, root))
+                book.check(not wrong, "; ".join(wrong[:3]))
+                want = [m for m in timeline["messages"] if m["t"] == t]
+                drawn += len(want)
+                silent += sum(1 for m in want if m.get("answered") is False)
+            book.shot(f"messages-{demo}-390", root.find_element(By.CSS_SELECTOR, "[data-role=messages]"))
+        book.check(silent > 0, f"the Redlock timelines {demos} record no unanswered command: the crosses went unchecked")
+    finally:
+        book.width(WIDE)
+    book.report.verified(f"390 px, {', '.join(demos)}: every second's message diagram draws a lane per client, node and "
+                         f"the storage and all {drawn} recorded commands, the {silent} a paused or down node left "
+                         f"unanswered as a cross and \"no reply\", text at least {MIN_DIAGRAM_PX} px inside the page")

@@ -8,7 +8,7 @@
 use grader::checks::redlock_stories::{Played, all, play, story};
 use grader::reference::LOCK as REFERENCE;
 use grader::story::Fault;
-use grader::timeline::{ActionKind, Note, Second, State, Timeline};
+use grader::timeline::{ActionKind, Lane, NodeHealth, Note, Second, State, Timeline};
 
 fn played(name: &str) -> Played {
     let story = story(name).unwrap_or_else(|| panic!("no story {name}"));
@@ -223,6 +223,92 @@ fn every_story_is_a_valid_timeline_and_the_same_on_a_second_play() {
             "{}: two plays, two timelines",
             story.name
         );
+    }
+}
+
+/// The book's message diagram of a Redlock story shows what each call really sent: every attempt
+/// to take the lock asks each of the five nodes once, a node that stayed paused or down through
+/// a second answers none of that second's commands while a node that stayed up answers all, the
+/// storage gets one command per read and write (and per fencing token taken), and no message
+/// shows a client's raw token or the run's key prefix.
+#[test]
+fn every_story_s_messages_are_the_commands_each_call_sent() {
+    for story in all() {
+        let run = timeline(story.name);
+        let name = story.name;
+        assert!(!run.messages.is_empty(), "{name}: no messages");
+        for m in &run.messages {
+            assert!(
+                !m.command.contains("token-of-") && !m.reply.contains("token-of-"),
+                "{name}: {m:?} shows a raw token"
+            );
+            assert!(
+                !m.command.contains("dlcourse:"),
+                "{name}: {m:?} shows the key prefix"
+            );
+        }
+        for second in &run.seconds {
+            let t = second.t;
+            let health = |node: &str, t: u64| at(&run, t).nodes[node].health;
+            for client in &run.clients {
+                let sent: Vec<_> = run
+                    .messages
+                    .iter()
+                    .filter(|m| m.t == t && &m.client == client)
+                    .collect();
+                let did = &second.clients[client].actions;
+                let has =
+                    |kinds: &[ActionKind]| did.iter().filter(|a| kinds.contains(&a.kind)).count();
+                let attempts = has(&[ActionKind::Acquired, ActionKind::Denied]);
+                for node in &run.nodes {
+                    let sets = sent
+                        .iter()
+                        .filter(|m| {
+                            m.to == Lane::Node(node.clone()) && m.command.starts_with("SET ")
+                        })
+                        .count();
+                    assert_eq!(
+                        sets, attempts,
+                        "{name} at t = {t}: {client} sent {sets} SETs to {node} in {attempts} attempts"
+                    );
+                    let steady = t > 0 && health(node, t - 1) == health(node, t);
+                    for m in sent.iter().filter(|m| m.to == Lane::Node(node.clone())) {
+                        if steady {
+                            let up = health(node, t) == NodeHealth::Up;
+                            assert_eq!(
+                                m.answered,
+                                up,
+                                "{name} at t = {t}: {node} ({:?}) and {m:?}",
+                                health(node, t)
+                            );
+                        }
+                    }
+                }
+                let storage = sent.iter().filter(|m| m.to == Lane::Storage).count();
+                let reads_and_writes = has(&[
+                    ActionKind::Read,
+                    ActionKind::Wrote,
+                    ActionKind::WriteRejected,
+                ]);
+                let tokens = if run.fencing {
+                    has(&[ActionKind::Acquired])
+                } else {
+                    0
+                };
+                assert_eq!(
+                    storage,
+                    reads_and_writes + tokens,
+                    "{name} at t = {t}: {client} sent {storage} commands to the storage for {reads_and_writes} reads and writes and {tokens} fencing tokens"
+                );
+            }
+        }
+        let silent = run.messages.iter().filter(|m| !m.answered).count();
+        if story.faults.iter().any(|(_, f)| f.node().is_some()) {
+            assert!(
+                silent > 0,
+                "{name}: its nodes are hurt, yet every command was answered"
+            );
+        }
     }
 }
 

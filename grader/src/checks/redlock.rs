@@ -118,7 +118,7 @@ pub(crate) fn failed(
 
 /// The commands the call sent, node by node, with the grader's moves in between.
 fn evidence(c: &SharedCluster, function: &str) -> String {
-    trace("A", function, enter(c).steps())
+    trace("A", function, &enter(c).steps())
 }
 
 /// A failed check: `property` broke, as `what` says.

@@ -124,7 +124,7 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
     }
     let ttl = situation.ttl;
     let got = acquire(&c, ctx.lock, TOKEN_A, ttl)?;
-    let steps = enter(&c).steps().to_vec();
+    let steps = enter(&c).steps();
     let value = match got.value {
         Ok(value) => value,
         Err(failure) => return Ok(Some(Found::Failed("redlock_acquire", failure, steps))),
@@ -233,7 +233,7 @@ fn release_phase(
         );
     }
     let value = release(c, ctx.lock, TOKEN_A)?;
-    let steps = enter(c).steps().to_vec();
+    let steps = enter(c).steps();
     if let Err(failure) = value {
         return Ok(Some(Found::Failed("redlock_release", failure, steps)));
     }

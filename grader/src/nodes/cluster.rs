@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use redis::Connection;
 
+use super::record::{Answer, Entry, Sent};
 use super::{Health, Lease};
 use crate::clock::{Clock, Expiry, Sighting};
 use crate::error::GradeError;
@@ -69,7 +70,8 @@ pub struct Cluster {
     /// Commands sent by the calls under test, across all nodes.
     commands: usize,
     pending: Option<(usize, Move)>,
-    steps: Vec<Step>,
+    /// What the calls under test sent, and the grader's moves in between.
+    record: Vec<Entry>,
     /// A problem of the grader's own met while learner code held the wires.
     trouble: Option<GradeError>,
 }
@@ -93,7 +95,7 @@ impl Cluster {
             seats: Vec::new(),
             commands: 0,
             pending: None,
-            steps: Vec::new(),
+            record: Vec::new(),
             trouble: None,
         };
         for i in 0..super::NODES {
@@ -328,13 +330,21 @@ impl Cluster {
 
     /// The record of the calls under test: every command, its node and reply, and the grader's
     /// moves in between.
-    pub fn steps(&self) -> &[Step] {
-        &self.steps
+    pub fn steps(&self) -> Vec<Step> {
+        self.record.iter().map(Entry::step).collect()
+    }
+
+    /// The commands the calls under test sent, in order, across all nodes.
+    pub fn sent(&self) -> impl Iterator<Item = &Sent> {
+        self.record.iter().filter_map(|entry| match entry {
+            Entry::Sent(sent) => Some(sent),
+            Entry::Moved(_) => None,
+        })
     }
 
     /// Adds a line to the record.
     pub fn note(&mut self, what: impl Into<String>) {
-        self.steps.push(Step::Intervened(what.into()));
+        self.record.push(Entry::Moved(what.into()));
     }
 
     /// Fires the pending intervention if its boundary is the current one.
@@ -382,12 +392,13 @@ impl Cluster {
     /// After a command of the call under test reached node `i` (or did not): notes any TTL it
     /// set (its round trip, sent at the instant given with `sent`, told the clock what the
     /// [`Sighting`] says), charges the node's reply delay or the client's time-out, and, unless
-    /// `hidden` (redis-rs loading a script the node did not know), counts and records it.
+    /// `hidden` (redis-rs loading a script the node did not know), counts and records it with
+    /// the `answer` that came back.
     pub(crate) fn after_command(
         &mut self,
         i: usize,
         command: String,
-        reply: String,
+        answer: Answer,
         sent: Option<(std::time::Instant, Sighting)>,
         hidden: bool,
     ) {
@@ -404,10 +415,11 @@ impl Cluster {
         }
         if !hidden {
             self.commands += 1;
-            self.steps.push(Step::Sent {
-                command: format!("node {i}: {command}"),
-                reply,
-            });
+            self.record.push(Entry::Sent(Sent {
+                node: i,
+                command,
+                answer,
+            }));
         }
     }
 

@@ -21,13 +21,15 @@
 //!
 //! The [`NodeSet`] here owns the nodes and applies faults; [`cluster`] runs one scenario on
 //! them, on virtual time, with a clock of its own for each node, and a Redlock under test reaches
-//! each node through the grader's one proxy, [`crate::Wire::to_nodes`]. One test process starts its nodes once and lends them
+//! each node through the grader's one proxy, [`crate::Wire::to_nodes`], which writes what each
+//! command got in the cluster's [`record`]. One test process starts its nodes once and lends them
 //! to one [`cluster::Cluster`] at a time: a fault in one scenario cannot reach another.
 
 pub mod cluster;
 mod container;
 pub mod network;
 mod process;
+pub mod record;
 
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 

@@ -6,59 +6,22 @@ use super::Runner;
 use crate::clock::Expiry;
 use crate::error::GradeError;
 use crate::story::record;
-use crate::timeline::{Lane, Message, Note, Second, Timeline};
-use crate::wire::{Step as WireStep, Wire};
+use crate::timeline::{Lane, Note, Second, Timeline};
+use crate::wire::Wire;
 use crate::world::enter;
 
 impl Runner<'_> {
     /// Keeps the commands of client `i`'s last call of `function` for the
-    /// message diagram, with every client's random token replaced by its
-    /// owner (`<A's token>`), so that the record is the same on every run.
+    /// message diagram, tokens by owner ([`record::sent`]).
     pub(super) fn record(&mut self, i: usize, function: &str, wire: Option<&Wire>) {
         let to = if function.starts_with("fenced_") {
             Lane::Storage
         } else {
             Lane::Redis
         };
-        for step in wire.map_or(&[][..], Wire::steps) {
-            if let WireStep::Sent { command, reply } = step {
-                let (command, reply) = (self.hide_tokens(command), self.hide_tokens(reply));
-                let client = self.clients[i].name().to_string();
-                let t = self.t;
-                self.messages.push(Message {
-                    t,
-                    client,
-                    to,
-                    command,
-                    reply,
-                });
-            }
-        }
-    }
-
-    /// The job's own plain read or write of the storage, which the grader
-    /// makes for the client when fencing is off.
-    pub(super) fn note(&mut self, i: usize, command: &str, reply: String) {
-        let (t, client) = (self.t, self.clients[i].name().to_string());
-        let (to, command) = (Lane::Storage, command.to_string());
-        self.messages.push(Message {
-            t,
-            client,
-            to,
-            command,
-            reply,
-        });
-    }
-
-    fn hide_tokens(&self, text: &str) -> String {
-        self.clients
-            .iter()
-            .fold(text.to_string(), |text, c| match &c.token {
-                Some(token) if !token.is_empty() => {
-                    text.replace(token, &format!("<{}'s token>", c.name()))
-                }
-                _ => text,
-            })
+        let steps = wire.map_or(&[][..], Wire::steps);
+        let sent = record::sent(&self.clients, i, self.t, to, steps);
+        self.messages.extend(sent);
     }
 
     /// Looks at Redis and the clients at the end of the second.

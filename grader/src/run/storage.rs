@@ -35,7 +35,8 @@ impl Runner<'_> {
             }
             _ => {
                 let v = enter(&self.world).read_counter()?;
-                self.note(i, "HGET row value", format!("\"{v}\""));
+                let read = crate::story::record::plain_read(&self.clients, i, self.t, v);
+                self.messages.push(read);
                 Some(v)
             }
         };
@@ -57,7 +58,8 @@ impl Runner<'_> {
         let accepted = match (self.story.fencing, self.clients[i].fence) {
             (Fencing::Off, _) | (_, None) => {
                 enter(&self.world).write_counter(value)?;
-                self.note(i, &format!("HSET row value {value}"), "(integer) 0".into());
+                let wrote = crate::story::record::plain_write(&self.clients, i, self.t, value);
+                self.messages.push(wrote);
                 true
             }
             (_, Some(fence)) => {

@@ -2,14 +2,16 @@
 //! [`Timeline`], and the outcome's sentence.
 //!
 //! An engine looks at its own topology (one server's key, a pair's nodes, N nodes' majority) to
-//! write down who holds the lock; what the clients did and believed, and how the run is named and
-//! summed up, is written here, once for every topology.
+//! write down who holds the lock; what the clients did and believed, how their messages hide
+//! their random tokens, and how the run is named and summed up, is written here, once for every
+//! topology.
 
 use std::collections::BTreeMap;
 
 use super::Story;
 use super::client::Client;
-use crate::timeline::{ClientSecond, Message, Outcome, Second, Timeline};
+use crate::timeline::{ClientSecond, Lane, Message, Outcome, Second, Timeline};
+use crate::wire::Step;
 
 /// Each client at the end of second `t`, taking the actions it did in it.
 pub(crate) fn clients_second(clients: &mut [Client], t: u64) -> BTreeMap<String, ClientSecond> {
@@ -26,6 +28,79 @@ pub(crate) fn clients_second(clients: &mut [Client], t: u64) -> BTreeMap<String,
         );
     }
     seconds
+}
+
+/// `text` (a command or a reply) with every client's random token replaced by its owner
+/// (`<A's token>`), so that a recorded message is the same on every run.
+fn hide_tokens(clients: &[Client], text: &str) -> String {
+    clients
+        .iter()
+        .fold(text.to_string(), |text, c| match &c.token {
+            Some(token) if !token.is_empty() => {
+                text.replace(token, &format!("<{}'s token>", c.name()))
+            }
+            _ => text,
+        })
+}
+
+/// Client `i`'s `command` to `to` in second `t`, with the `reply` it got (`answered`: from the
+/// server, or what the client saw when none came), its tokens hidden.
+pub(crate) fn message(
+    clients: &[Client],
+    i: usize,
+    t: u64,
+    to: Lane,
+    (command, reply): (&str, &str),
+    answered: bool,
+) -> Message {
+    Message {
+        t,
+        client: clients[i].name().to_string(),
+        to,
+        command: hide_tokens(clients, command),
+        reply: hide_tokens(clients, reply),
+        answered,
+    }
+}
+
+/// The commands of client `i`'s call in second `t` that a wire to `to` recorded as `steps`.
+pub(crate) fn sent(clients: &[Client], i: usize, t: u64, to: Lane, steps: &[Step]) -> Vec<Message> {
+    steps
+        .iter()
+        .filter_map(|step| match step {
+            Step::Sent { command, reply } => {
+                Some(message(clients, i, t, to.clone(), (command, reply), true))
+            }
+            Step::Intervened(_) => None,
+        })
+        .collect()
+}
+
+/// Client `i`'s plain read of the counter in second `t`, which gave `value`: with fencing off
+/// the grader makes it for the client, and records what the client would have sent.
+pub(crate) fn plain_read(clients: &[Client], i: usize, t: u64, value: i64) -> Message {
+    let reply = format!("\"{value}\"");
+    message(
+        clients,
+        i,
+        t,
+        Lane::Storage,
+        ("HGET row value", &reply),
+        true,
+    )
+}
+
+/// Client `i`'s plain write of `value` to the counter in second `t`, made as [`plain_read`] is.
+pub(crate) fn plain_write(clients: &[Client], i: usize, t: u64, value: i64) -> Message {
+    let command = format!("HSET row value {value}");
+    message(
+        clients,
+        i,
+        t,
+        Lane::Storage,
+        (&command, "(integer) 0"),
+        true,
+    )
 }
 
 /// The whole run of `story` with the lock called `implementation`: its `seconds`, the counter it

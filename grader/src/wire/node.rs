@@ -9,7 +9,9 @@
 //! [`NODE_TIMEOUT_MS`] of virtual time, the error a real client would see,
 //! without the real wait. A killed node refuses the connection. Either way
 //! the call goes on: Redlock's point is to carry on without the nodes that do
-//! not answer.
+//! not answer, and the record keeps which did not ([`Answer`]).
+//!
+//! [`NODE_TIMEOUT_MS`]: crate::nodes::cluster::NODE_TIMEOUT_MS
 //!
 //! Nodes are private servers the grader started, so unlike a world's
 //! connection this one confines nothing: no other data lives there.
@@ -21,8 +23,8 @@ use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
 use super::show::{show_value, unpack};
 use super::tally::Tally;
 use crate::clock::Sighting;
-use crate::nodes::Health;
-use crate::nodes::cluster::{NODE_TIMEOUT_MS, Route, SharedCluster, enter};
+use crate::nodes::cluster::{Route, SharedCluster, enter};
+use crate::nodes::record::Answer;
 
 /// A client's connection to one node of a cluster.
 pub(super) struct OnNode {
@@ -80,6 +82,7 @@ impl OnNode {
             let c = enter(&self.cluster);
             super::shown(&args, |a| c.display(a))
         };
+        let paused = matches!(route, Route::Paused);
         let (reply, sent) = match route {
             Route::Paused => (Err(timed_out(i)), None),
             Route::Down => {
@@ -100,7 +103,7 @@ impl OnNode {
                 (reply, Some((sent, sighting)))
             }
         };
-        let shown = match &reply {
+        let answer = match &reply {
             // The node's wall clock: real time, which differs on every run and is not the
             // scenario's time.
             Ok(_)
@@ -108,22 +111,18 @@ impl OnNode {
                     .first()
                     .is_some_and(|a| a.eq_ignore_ascii_case(b"TIME")) =>
             {
-                "(the node's wall clock, in real time)".to_owned()
+                Answer::Reply("(the node's wall clock, in real time)".to_owned())
             }
-            Ok(value) => show_value(value),
-            Err(_) if sent.is_none() => match enter(&self.cluster).health(i) {
-                Health::Paused => {
-                    format!("no reply within {NODE_TIMEOUT_MS} ms (node {i} is paused)")
-                }
-                _ => format!("connection refused (node {i} is down)"),
-            },
-            Err(e) => format!("(error) {e}"),
+            Ok(value) => Answer::Reply(show_value(value)),
+            Err(_) if sent.is_none() && paused => Answer::TimedOut,
+            Err(_) if sent.is_none() => Answer::Refused,
+            Err(e) => Answer::Reply(format!("(error) {e}")),
         };
         let hidden = tally.hides(&args, &reply);
         if !hidden {
             tally.count();
         }
-        enter(&self.cluster).after_command(i, command, shown, sent, hidden);
+        enter(&self.cluster).after_command(i, command, answer, sent, hidden);
         reply
     }
 

@@ -72,19 +72,59 @@ pub struct Message {
     /// The command as a report shows it, e.g. `SET lock <A's token> NX PX 10000`:
     /// keys without their machine-specific prefix, random tokens by owner.
     pub command: String,
-    /// The reply, as `redis-cli` would show it, e.g. `OK` or `(nil)`.
+    /// The reply, as `redis-cli` would show it, e.g. `OK` or `(nil)`; for a
+    /// command no server answered, what the client saw instead.
     pub reply: String,
+    /// Whether the server answered: false for a node that is paused (the
+    /// request timed out) or down (the connection was refused). Omitted when
+    /// true, so files written before it read the same.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub answered: bool,
 }
 
-/// The two servers a client talks to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// The servers a client talks to: one lane each in the message diagram.
+///
+/// Written as one string: `"redis"`, `"storage"`, or the name of one of the
+/// timeline's [`Timeline::nodes`] (`"node 3"`), so that files with one
+/// server read as before and a node's lane is named as its row is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
 pub enum Lane {
     /// Redis, which holds the lock key and the fence counter.
     Redis,
     /// The storage the lock protects (in the course, a hash on the same
     /// Redis server standing for a database row).
     Storage,
+    /// One of several Redis nodes, by its name in [`Timeline::nodes`].
+    Node(String),
+}
+
+impl From<String> for Lane {
+    fn from(name: String) -> Lane {
+        match name.as_str() {
+            "redis" => Lane::Redis,
+            "storage" => Lane::Storage,
+            _ => Lane::Node(name),
+        }
+    }
+}
+
+impl From<Lane> for String {
+    fn from(lane: Lane) -> String {
+        match lane {
+            Lane::Redis => "redis".to_owned(),
+            Lane::Storage => "storage".to_owned(),
+            Lane::Node(name) => name,
+        }
+    }
 }
 
 /// One second of a timeline.

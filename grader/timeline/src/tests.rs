@@ -64,6 +64,7 @@ fn sample() -> Timeline {
             to: Lane::Redis,
             command: "SET lock <A's token> NX PX 10000".into(),
             reply: "OK".into(),
+            answered: true,
         }],
     }
 }
@@ -160,6 +161,61 @@ fn validate_holds_every_second_to_the_nodes() {
     let mut twice = on_two_nodes();
     twice.nodes.push("node 1".into());
     assert!(twice.validate("sample").is_err());
+}
+
+/// The sample on two nodes, with A's SET to node 2 unanswered.
+fn with_a_node_message() -> Timeline {
+    let mut timeline = on_two_nodes();
+    timeline.messages.push(Message {
+        t: 1,
+        client: "A".into(),
+        to: Lane::Node("node 2".into()),
+        command: "SET lock <A's token> NX PX 10000".into(),
+        reply: "no reply within 50 ms: the node is paused".into(),
+        answered: false,
+    });
+    timeline
+}
+
+#[test]
+fn a_node_lane_is_the_node_s_name_and_a_missing_reply_says_so() {
+    let timeline = with_a_node_message();
+    let json = timeline.to_json();
+    assert!(json.contains(r#""to": "node 2""#), "{json}");
+    assert_eq!(json.matches(r#""answered": false"#).count(), 1, "{json}");
+    assert!(!json.contains(r#""answered": true"#), "{json}");
+    let back: Timeline = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back, timeline);
+    assert_eq!(back.messages[0].to, Lane::Redis);
+    assert!(
+        back.messages[0].answered,
+        "an answered message reads back answered"
+    );
+}
+
+#[test]
+fn validate_holds_every_message_to_its_second_client_and_lane() {
+    assert_eq!(with_a_node_message().validate("sample"), Ok(()));
+
+    let mut stranger = with_a_node_message();
+    stranger.messages[1].to = Lane::Node("node 7".into());
+    let err = stranger.validate("sample").expect_err("unknown node");
+    assert!(err.contains("goes to \"node 7\""), "{err}");
+
+    let mut nobody = with_a_node_message();
+    nobody.messages[1].client = "C".into();
+    let err = nobody.validate("sample").expect_err("unknown client");
+    assert!(err.contains("sent by \"C\""), "{err}");
+
+    let mut late = with_a_node_message();
+    late.messages[1].t = 2;
+    let err = late.validate("sample").expect_err("after the end");
+    assert!(err.contains("t = 2, after the last second"), "{err}");
+
+    let mut named = with_a_node_message();
+    named.nodes[1] = "storage".into();
+    let err = named.validate("sample").expect_err("a node called storage");
+    assert!(err.contains("may not be called \"storage\""), "{err}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! in a story on several nodes, every node, and the lock's holder the one
 //! the story's rule gives.
 
-use crate::{NodeRole, Second, Timeline};
+use crate::{Lane, Message, NodeRole, Second, Timeline};
 
 impl Timeline {
     /// Checks the rules the JSON shape alone does not enforce, and returns
@@ -31,6 +31,10 @@ impl Timeline {
             if self.nodes[..i].contains(node) {
                 return Err(format!("node {node:?} is listed twice in \"nodes\""));
             }
+            // A message's lane names a node as it names Redis or the storage.
+            if matches!(Lane::from(node.clone()), Lane::Redis | Lane::Storage) {
+                return Err(format!("a node may not be called {node:?}"));
+            }
         }
         if self.seconds.is_empty() {
             return Err("\"seconds\" is empty".to_owned());
@@ -38,7 +42,35 @@ impl Timeline {
         for (index, second) in self.seconds.iter().enumerate() {
             self.validate_second(index, second)?;
         }
+        for (index, message) in self.messages.iter().enumerate() {
+            self.validate_message(index, message)?;
+        }
         Ok(())
+    }
+
+    /// A message is drawn in its second, from its client's lane to its
+    /// server's: all three must exist, or the diagram would drop it.
+    fn validate_message(&self, index: usize, message: &Message) -> Result<(), String> {
+        let at = format!("messages[{index}] ({:?})", message.command);
+        if message.t >= self.seconds.len() as u64 {
+            return Err(format!(
+                "{at} is sent at t = {}, after the last second",
+                message.t
+            ));
+        }
+        if !self.clients.contains(&message.client) {
+            return Err(format!(
+                "{at} is sent by {:?}, who is not in \"clients\" {:?}",
+                message.client, self.clients
+            ));
+        }
+        match &message.to {
+            Lane::Node(node) if !self.nodes.contains(node) => Err(format!(
+                "{at} goes to {node:?}, which is neither \"redis\", \"storage\" nor in \"nodes\" {:?}",
+                self.nodes
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn validate_second(&self, index: usize, second: &Second) -> Result<(), String> {

@@ -5,7 +5,8 @@
 //! start of a second the nodes' clocks move to it (keys run out), the story's faults for that
 //! second happen (as [`Fault::on_nodes`] says), then A and B each take one step of their job
 //! through the Redlock under test, and [`super::record`] looks at the nodes and the storage to
-//! write the second down. Every
+//! write the second down, beside the commands each call sent (to each node, and to the storage)
+//! for the book's message diagram. Every
 //! event also gives a line of text (when, what, and each node's holder), which a failure report
 //! shows, since the text table of a timeline draws no nodes.
 //!
@@ -26,8 +27,8 @@ use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::reference::LOCK as REFERENCE;
 use crate::story::client::{Client, Step};
 use crate::story::engine::{self, Ended, Engine, Stop};
-use crate::story::{Fault, Halt, Story};
-use crate::timeline::{ActionKind, Note, Second, Timeline};
+use crate::story::{Fault, Halt, Story, record};
+use crate::timeline::{ActionKind, Lane, Message, Note, Second, Timeline};
 use crate::verdict::seconds;
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World};
@@ -53,6 +54,10 @@ pub(super) struct Player<'a> {
     pub(super) clients: Vec<Client>,
     pub(super) t: u64,
     lines: Vec<String>,
+    /// The clients' commands and replies, for the book's message diagram.
+    pub(super) messages: Vec<Message>,
+    /// How many of the cluster's recorded commands are in `messages` already.
+    pub(super) heard: usize,
     /// The nodes as last seen: a paused node keeps what it held when it stopped.
     pub(super) seen: Snapshot,
 }
@@ -83,6 +88,8 @@ pub fn play(story: &Story, lock: &Lock) -> Result<Played, GradeError> {
         clients,
         t: 0,
         lines: Vec::new(),
+        messages: Vec::new(),
+        heard: 0,
     };
     player.seen = player.snapshot()?;
     // A story stuck after `MAX_SECONDS` ends there: it is held to the reference's run, which
@@ -195,6 +202,7 @@ impl Player<'_> {
         let token = self.clients[i].token.clone().unwrap_or_default();
         let ttl = Duration::from_secs(self.story.ttl_s);
         let got = acquire(&self.cluster, self.lock, &token, ttl)?;
+        self.hear(i);
         let validity = match got.value {
             Ok(validity) => validity,
             Err(failure) => return Err(self.halt(i, "redlock_acquire", failure)),
@@ -210,7 +218,7 @@ impl Player<'_> {
             valid_for(validity)
         );
         if self.story.fenced() {
-            let fence = self.next_fence()?;
+            let fence = self.next_fence(i)?;
             self.clients[i].fence = Some(fence);
             text.push_str(&format!("; fencing token {fence}"));
         }
@@ -222,17 +230,33 @@ impl Player<'_> {
         Ok(self.event(i, ActionKind::Acquired, text)?)
     }
 
-    /// The next token of the fencing counter: `INCR` on the grader's server, which stands in for
-    /// a consensus service's revision.
-    fn next_fence(&mut self) -> Result<u64, GradeError> {
-        let mut world = crate::world::enter(&self.world);
-        let key = world.keys.fence.clone();
-        Ok(redis::cmd("INCR").arg(key).query(world.con())?)
+    /// Client `i`'s next token of the fencing counter: `INCR` on the grader's server, which
+    /// stands in for a consensus service's revision (the diagram draws it on the storage's lane,
+    /// that server's).
+    fn next_fence(&mut self, i: usize) -> Result<u64, GradeError> {
+        let fence: u64 = {
+            let mut world = crate::world::enter(&self.world);
+            let key = world.keys.fence.clone();
+            redis::cmd("INCR").arg(key).query(world.con())?
+        };
+        let reply = format!("(integer) {fence}");
+        let incr = record::message(
+            &self.clients,
+            i,
+            self.t,
+            Lane::Storage,
+            ("INCR lock:fence", &reply),
+            true,
+        );
+        self.messages.push(incr);
+        Ok(fence)
     }
 
     fn read(&mut self, i: usize) -> Result<(), GradeError> {
         let holds = self.holds(i)?;
         let value = crate::world::enter(&self.world).read_counter()?;
+        let read = record::plain_read(&self.clients, i, self.t, value);
+        self.messages.push(read);
         let c = &mut self.clients[i];
         c.read = value;
         c.step = Step::Write {
@@ -247,6 +271,8 @@ impl Player<'_> {
         self.clients[i].step = Step::Release;
         let Some(fence) = self.clients[i].fence else {
             crate::world::enter(&self.world).write_counter(value)?;
+            let wrote = record::plain_write(&self.clients, i, self.t, value);
+            self.messages.push(wrote);
             return self.event_unsafe(
                 i,
                 ActionKind::Wrote,
@@ -256,7 +282,16 @@ impl Player<'_> {
             );
         };
         let row = crate::world::enter(&self.world).keys.row.clone();
+        self.storage.begin_call();
         let accepted = (REFERENCE.fenced_write)(&mut self.storage, &row, fence, value)?;
+        let sent = record::sent(
+            &self.clients,
+            i,
+            self.t,
+            Lane::Storage,
+            self.storage.steps(),
+        );
+        self.messages.extend(sent);
         if accepted {
             return self.event_unsafe(
                 i,
@@ -276,7 +311,9 @@ impl Player<'_> {
     fn release(&mut self, i: usize) -> Result<(), Stop> {
         let token = self.clients[i].token.clone().unwrap_or_default();
         let had = self.seen.nodes_of(&token);
-        if let Err(failure) = release(&self.cluster, self.lock, &token)? {
+        let released = release(&self.cluster, self.lock, &token)?;
+        self.hear(i);
+        if let Err(failure) = released {
             return Err(self.halt(i, "redlock_release", failure));
         }
         let still = self.snapshot()?.nodes_of(&token);

@@ -1,5 +1,5 @@
-//! What a Redlock story records: the nodes as they are, what changed on them, and each second of
-//! the timeline.
+//! What a Redlock story records: the nodes as they are, what changed on them, each second of the
+//! timeline, and the clients' commands to the nodes for the message diagram.
 //!
 //! A [`Snapshot`] is one look at the five nodes: whether each runs, whose token its lock key
 //! holds, and how far its clock runs ahead. Two snapshots side by side tell what a moment did to
@@ -16,11 +16,12 @@
 use super::play::Player;
 use crate::error::GradeError;
 use crate::nodes::cluster::enter;
+use crate::nodes::record::Sent;
 use crate::nodes::{Health, NODES};
 use crate::story::client::Client;
 use crate::story::fault::node_name;
 use crate::story::record;
-use crate::timeline::{NodeHealth, NodeSecond, Note, Second, Timeline};
+use crate::timeline::{Lane, NodeHealth, NodeSecond, Note, Second, Timeline};
 use crate::world;
 
 /// One node, as last seen.
@@ -273,7 +274,36 @@ impl Player<'_> {
             nodes,
             seconds,
             counter,
-            Vec::new(),
+            std::mem::take(&mut self.messages),
         ))
+    }
+
+    /// Keeps the commands client `i`'s last call sent to the nodes, each in its node's lane, for
+    /// the message diagram: what the cluster recorded since the last call, with its tokens by
+    /// owner, and a paused or down node's silence as no answer.
+    pub(super) fn hear(&mut self, i: usize) {
+        let sent: Vec<Sent> = enter(&self.cluster)
+            .sent()
+            .skip(self.heard)
+            .cloned()
+            .collect();
+        self.heard += sent.len();
+        for Sent {
+            node,
+            command,
+            answer,
+        } in sent
+        {
+            let (to, reply) = (Lane::Node(node_name(node)), answer.shown());
+            let message = record::message(
+                &self.clients,
+                i,
+                self.t,
+                to,
+                (&command, &reply),
+                answer.answered(),
+            );
+            self.messages.push(message);
+        }
     }
 }
