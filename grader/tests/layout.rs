@@ -215,8 +215,7 @@ fn the_learner_path_reads_the_table() {
 /// file must be a chapter of the book, and its title the chapter's heading.
 #[test]
 fn every_rule_points_at_a_chapter_that_exists() {
-    use grader::catalogue::{renewal, wrong::ALL};
-    for wrong in ALL.iter().chain(renewal::WRONG) {
+    for wrong in grader::catalogue::every_wrong() {
         let chapter = wrong.breaks.chapter();
         let (title, path) = chapter
             .split_once(" (")
@@ -230,4 +229,36 @@ fn every_rule_points_at_a_chapter_that_exists() {
             wrong.breaks
         );
     }
+}
+
+/// The doc comments of `source`, one text with single spaces.
+fn doc_text(source: &str) -> String {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("///"))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// An exercise whose function must return the error of a failed command has a check for it,
+/// and says so in its stub and its solution, in the words its reports quote.
+#[test]
+fn every_exercise_that_reports_failures_says_so_in_its_doc() {
+    use grader::judge::faults::ON_ERROR;
+    let mut checked = 0;
+    for exercise in EXERCISES {
+        let name = format!("{}::reports_a_failed_command", exercise.name);
+        if !exercise.checks.iter().any(|c| c.name == name) {
+            continue;
+        }
+        for path in [exercise.stub(), exercise.solution()] {
+            assert!(
+                doc_text(&read(&path)).contains(ON_ERROR),
+                "{path} must say, in its doc comments: {ON_ERROR}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "acquire, release and extend have the check");
 }
