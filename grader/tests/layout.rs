@@ -241,24 +241,26 @@ fn doc_text(source: &str) -> String {
         .join(" ")
 }
 
-/// An exercise whose function must return the error of a failed command has a check for it,
-/// and says so in its stub and its solution, in the words its reports quote.
+/// A check that makes a function's commands fail quotes what the doc text says the function
+/// must answer then: the exercise's stub and its solution both say it, in those words.
 #[test]
-fn every_exercise_that_reports_failures_says_so_in_its_doc() {
-    use grader::judge::faults::ON_ERROR;
-    let mut checked = 0;
-    for exercise in EXERCISES {
-        let name = format!("{}::reports_a_failed_command", exercise.name);
-        if !exercise.checks.iter().any(|c| c.name == name) {
-            continue;
-        }
+fn every_check_of_failed_commands_quotes_the_doc() {
+    use grader::judge::faults::SAID;
+    for (check, sentence) in SAID {
+        let name = grader::exercise::of_check(check);
+        let exercise = EXERCISES
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("{check}: no exercise {name}"));
+        assert!(
+            exercise.checks.iter().any(|c| c.name == *check),
+            "{name} has no check {check}"
+        );
         for path in [exercise.stub(), exercise.solution()] {
             assert!(
-                doc_text(&read(&path)).contains(ON_ERROR),
-                "{path} must say, in its doc comments: {ON_ERROR}"
+                doc_text(&read(&path)).contains(sentence),
+                "{path} must say, in its doc comments: {sentence}"
             );
         }
-        checked += 1;
     }
-    assert_eq!(checked, 3, "acquire, release and extend have the check");
 }

@@ -9,7 +9,9 @@
 //! command ran: the caller then knows that it does not know. The exercises'
 //! doc text says so in the words of [`ON_ERROR`], which a report quotes; each
 //! exercise's judge ([`super::acquire`], [`super::release`], [`super::extend`])
-//! names the claim its function made.
+//! names the claim its function made. A lease keeper answers a failed renewal
+//! with the `lost` flag instead ([`super::keeper`]), and Redlock counts a node
+//! whose command failed as a no ([`super::redlock`]).
 
 use super::Call;
 use crate::verdict::{Property, Violation};
@@ -20,6 +22,24 @@ use crate::wire::Hit;
 pub const ON_ERROR: &str = "An error from Redis or from the connection (an error reply, a \
      dropped connection, a reply lost or late) goes back to the caller as `Err`, never as an \
      answer: after a lost reply, nobody knows whether the command ran.";
+
+/// Every check that makes a function's commands fail, and what the doc text
+/// of its exercise says the function must answer, word for word: what its
+/// reports quote, and what a layout test finds in the exercise's stub and
+/// solution.
+pub const SAID: &[(&str, &str)] = &[
+    ("acquire::reports_a_failed_command", ON_ERROR),
+    ("release::reports_a_failed_command", ON_ERROR),
+    ("extend::reports_a_failed_command", ON_ERROR),
+    (
+        "keeper::reports_a_failed_command",
+        super::keeper::ON_FAILED_RENEWAL,
+    ),
+    (
+        "redlock::counts_a_failed_node_as_a_no",
+        super::redlock::ON_ERROR,
+    ),
+];
 
 /// What the call claimed with an `Ok` answer after the fault, in a
 /// function's words.
@@ -39,14 +59,19 @@ pub fn returned_the_error(
     claim: Option<Claim<'_>>,
 ) -> Option<Violation> {
     let Claim { answer, claims } = claim?;
-    // The report ends the line with a full stop of its own.
-    let quoted = ON_ERROR.trim_end_matches('.');
     let what = format!(
-        "{}, and {} returned {answer}: {claims}. Its doc says: \"{quoted}\"",
+        "{}, and {} returned {answer}: {claims}. {}",
         hit.did(),
-        call.name()
+        call.name(),
+        doc_says(ON_ERROR)
     );
     Some(call.broke(property, what))
+}
+
+/// `Its doc says: "…"`, quoting `sentence` (the report ends the line with a
+/// full stop of its own).
+pub fn doc_says(sentence: &str) -> String {
+    format!("Its doc says: \"{}\"", sentence.trim_end_matches('.'))
 }
 
 /// How an answer after `hit` is worded: of something that did not happen

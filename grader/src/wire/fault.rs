@@ -14,9 +14,12 @@
 //! (see [`super::tally`]) is let through first, so that the same command meets
 //! the fault whether Redis had the script cached or not. Each variant's effect
 //! is written here once: whether the command runs, what the lock's code gets,
-//! what the record shows, what a report says the grader did. A fault that
-//! cuts the connection leaves it cut for the rest of the call: every later
-//! command fails too, without going out.
+//! what the record shows, what a report says the grader did. On the single
+//! server a fault that cuts the connection leaves it cut for the rest of the
+//! call: every later command fails too, without going out. A Redlock's node
+//! connection opens again for the next command, as it does after a node came
+//! back ([`Faults::reconnecting`]); there the fault is the cluster's, and hits
+//! the next command to whichever node.
 
 use std::io;
 
@@ -42,6 +45,8 @@ pub struct Hit {
     pub fault: Fault,
     /// The command it hit, by name (`EVALSHA`, `SET`).
     pub command: String,
+    /// The Redlock node the command went to, if it went to one.
+    pub node: Option<usize>,
 }
 
 impl Fault {
@@ -114,7 +119,10 @@ impl Fault {
 impl Hit {
     /// What the grader did, as a report says it ([`Fault::did`]).
     pub fn did(&self) -> String {
-        self.fault.did(&self.command)
+        match self.node {
+            Some(i) => self.fault.did(&format!("{} on node {i}", self.command)),
+            None => self.fault.did(&self.command),
+        }
     }
 }
 
@@ -124,45 +132,60 @@ const ERROR_REPLY: &str = "ERR the grader failed this command on purpose: it did
 /// What a command that went out after a cut connection gets, and the record shows.
 const CUT: &str = "the connection to Redis is gone: it was cut earlier in this call";
 
-/// A wire's fault for the current call: armed, then what it hit.
+/// A wire's (or a cluster's) fault for the current call: armed, then what it hit.
 #[derive(Default)]
-pub(super) struct Faults {
+pub struct Faults {
     armed: Option<Fault>,
     hit: Option<Hit>,
+    /// The connection opens again after a cut ([`Faults::reconnecting`]).
+    reconnects: bool,
 }
 
-/// What became of a command that met the fault before it went out.
-pub(super) struct Stopped {
+/// What became of a command that met the fault.
+pub(crate) struct Stopped {
     /// What the lock's code gets.
-    pub(super) error: RedisError,
+    pub(crate) error: RedisError,
     /// What the record shows as its reply.
-    pub(super) shown: String,
+    pub(crate) shown: String,
 }
 
 impl Faults {
+    /// The faults of connections that open again for the next command after
+    /// a cut: a Redlock's, to its nodes.
+    pub fn reconnecting() -> Faults {
+        Faults {
+            reconnects: true,
+            ..Faults::default()
+        }
+    }
+
     /// Arms `fault` for the next command.
-    pub(super) fn arm(&mut self, fault: Fault) {
+    pub fn arm(&mut self, fault: Fault) {
         self.armed = Some(fault);
     }
 
     /// Forgets the last call's fault (at the start of a call).
     pub(super) fn reset(&mut self) {
-        *self = Faults::default();
+        *self = Faults {
+            reconnects: self.reconnects,
+            ..Faults::default()
+        };
     }
 
     /// What the fault hit in this call, if it hit anything.
-    pub(super) fn hit(&self) -> Option<&Hit> {
+    pub fn hit(&self) -> Option<&Hit> {
         self.hit.as_ref()
     }
 
-    /// Whether a fault cut the connection in this call.
+    /// Whether a fault cut the connection in this call, for good.
     pub(super) fn cut(&self) -> bool {
-        self.hit.as_ref().is_some_and(|h| h.fault.cuts())
+        !self.reconnects && self.hit.as_ref().is_some_and(|h| h.fault.cuts())
     }
 
-    /// Before the command `name` goes out: what it gets instead when it must
-    /// not go out (a fault that stops it, or a connection cut earlier).
-    pub(super) fn before_send(&mut self, name: &str) -> Option<Stopped> {
+    /// Before the command `name` goes out (to `node`, if a Redlock node): what
+    /// it gets instead when it must not go out (a fault that stops it, or a
+    /// connection cut earlier).
+    pub(crate) fn before_send(&mut self, name: &str, node: Option<usize>) -> Option<Stopped> {
         if self.cut() {
             return Some(Stopped {
                 error: RedisError::from(io::Error::new(io::ErrorKind::NotConnected, CUT)),
@@ -174,6 +197,7 @@ impl Faults {
         self.hit = Some(Hit {
             fault,
             command: name.to_owned(),
+            node,
         });
         Some(Stopped {
             error: fault.error(),
@@ -181,15 +205,21 @@ impl Faults {
         })
     }
 
-    /// After the command `name` ran and the record showed its reply `real`:
-    /// the error the lock's code gets instead, and the record's new reply,
-    /// when the armed fault takes the reply.
-    pub(super) fn after_reply(&mut self, name: &str, real: &str) -> Option<Stopped> {
+    /// After the command `name` ran (on `node`, if a Redlock node) and the
+    /// record showed its reply `real`: the error the lock's code gets instead,
+    /// and the record's new reply, when the armed fault takes the reply.
+    pub(crate) fn after_reply(
+        &mut self,
+        name: &str,
+        node: Option<usize>,
+        real: &str,
+    ) -> Option<Stopped> {
         let fault = self.armed.filter(|f| f.runs())?;
         self.armed = None;
         self.hit = Some(Hit {
             fault,
             command: name.to_owned(),
+            node,
         });
         Some(Stopped {
             error: fault.error(),
@@ -226,16 +256,18 @@ mod tests {
         let mut faults = Faults::default();
         faults.arm(Fault::Dropped);
         assert!(
-            faults.after_reply("GET", "nil").is_none(),
+            faults.after_reply("GET", None, "nil").is_none(),
             "not one that runs"
         );
-        let stopped = faults.before_send("EVALSHA").expect("stopped");
+        let stopped = faults.before_send("EVALSHA", None).expect("stopped");
         assert!(stopped.error.is_io_error(), "{}", stopped.error);
         assert_eq!(
             faults.hit().map(Hit::did).as_deref(),
             Some("the connection dropped before EVALSHA reached Redis (it did not run)")
         );
-        let next = faults.before_send("GET").expect("the connection stays cut");
+        let next = faults
+            .before_send("GET", None)
+            .expect("the connection stays cut");
         assert!(next.shown.starts_with("(not sent"), "{}", next.shown);
     }
 
@@ -243,23 +275,36 @@ mod tests {
     fn a_fault_that_lets_the_command_run_takes_its_reply() {
         let mut faults = Faults::default();
         faults.arm(Fault::TimedOut);
-        assert!(faults.before_send("EVALSHA").is_none());
-        let stopped = faults.after_reply("EVALSHA", "(integer) 1").expect("taken");
+        assert!(faults.before_send("EVALSHA", None).is_none());
+        let stopped = faults
+            .after_reply("EVALSHA", None, "(integer) 1")
+            .expect("taken");
         assert!(stopped.error.is_timeout());
         assert!(
             stopped.shown.starts_with("(integer) 1, but"),
             "{}",
             stopped.shown
         );
-        assert!(faults.before_send("GET").is_some(), "cut");
+        assert!(faults.before_send("GET", None).is_some(), "cut");
+    }
+
+    #[test]
+    fn a_reconnecting_connection_is_cut_for_one_command_only() {
+        let mut faults = Faults::reconnecting();
+        faults.arm(Fault::Dropped);
+        assert!(faults.before_send("SET", None).is_some());
+        assert!(faults.before_send("SET", None).is_none(), "open again");
     }
 
     #[test]
     fn an_error_reply_is_redis_s_and_leaves_the_connection_up() {
         let mut faults = Faults::default();
         faults.arm(Fault::ErrorReply);
-        let stopped = faults.before_send("SET").expect("stopped");
+        let stopped = faults.before_send("SET", None).expect("stopped");
         assert_eq!(stopped.error.code(), Some("ERR"));
-        assert!(faults.before_send("SET").is_none(), "one command only");
+        assert!(
+            faults.before_send("SET", None).is_none(),
+            "one command only"
+        );
     }
 }

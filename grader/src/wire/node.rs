@@ -11,6 +11,10 @@
 //! the call goes on: Redlock's point is to carry on without the nodes that do
 //! not answer.
 //!
+//! A fault the cluster armed ([`crate::nodes::Cluster::fail_at`]) hits the next command to
+//! any node, the way it hits a world's ([`super::fault`]); the connection it
+//! cuts opens again for the next command.
+//!
 //! Nodes are private servers the grader started, so unlike a world's
 //! connection this one confines nothing: no other data lives there.
 
@@ -80,6 +84,14 @@ impl OnNode {
             let c = enter(&self.cluster);
             super::shown(&args, |a| c.display(a))
         };
+        let name = super::fault::command_name(&args);
+        let stopped = enter(&self.cluster).faults().before_send(&name, Some(i));
+        if let Some(stopped) = stopped {
+            self.con = None;
+            tally.count();
+            enter(&self.cluster).after_command(i, command, stopped.shown, None, false);
+            return Err(stopped.error);
+        }
         let (reply, sent) = match route {
             Route::Paused => (Err(timed_out(i)), None),
             Route::Down => {
@@ -123,6 +135,20 @@ impl OnNode {
         if !hidden {
             tally.count();
         }
+        // A reply that came back may still be lost on the way.
+        let taken = match (&reply, hidden) {
+            (Ok(_), false) => enter(&self.cluster)
+                .faults()
+                .after_reply(&name, Some(i), &shown),
+            _ => None,
+        };
+        let (reply, shown) = match taken {
+            Some(stopped) => {
+                self.con = None;
+                (Err(stopped.error), stopped.shown)
+            }
+            None => (reply, shown),
+        };
         enter(&self.cluster).after_command(i, command, shown, sent, hidden);
         reply
     }

@@ -207,7 +207,7 @@ impl OnWorld {
         let Some(Step::Sent { reply, .. }) = self.steps.last_mut() else {
             return None;
         };
-        let stopped = self.faults.after_reply(name, reply)?;
+        let stopped = self.faults.after_reply(name, None, reply)?;
         *reply = stopped.shown;
         Some(stopped.error)
     }
@@ -266,7 +266,7 @@ impl OnWorld {
             return self.inner.req_packed_command(cmd);
         };
         let name = super::fault::command_name(&one.args);
-        if let Some(stopped) = self.faults.before_send(&name) {
+        if let Some(stopped) = self.faults.before_send(&name, None) {
             return Err(self.stopped(tally, cmd, stopped));
         }
         let sent = Instant::now();
@@ -329,7 +329,7 @@ impl OnWorld {
         };
         let label = pipeline_label(cmd);
         let name = super::fault::pipeline_name(&args);
-        if let Some(stopped) = self.faults.before_send(&name) {
+        if let Some(stopped) = self.faults.before_send(&name, None) {
             return Err(self.stopped(tally, &label, stopped));
         }
         // A TIME in a pipeline goes to Redis: its answer is real time.
