@@ -20,6 +20,10 @@ use redis::{ConnectionLike, RedisResult};
 /// from now), `Ok(false)` when the lock was no longer this client's (expired,
 /// or taken by someone else), in which case nothing changes.
 ///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
+///
 /// ```lua
 /// if redis.call("GET", KEYS[1]) == ARGV[1] then ... PEXPIRE ... end
 /// ```

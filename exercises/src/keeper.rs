@@ -24,9 +24,9 @@ use redis::{ConnectionLike, RedisResult};
 /// `now` is the time since the lock was taken; `renewed_at` the time of the
 /// last renewal (zero at first: taking the lock counts as one). Once a third
 /// of `ttl` has passed since then, renew the lock to `ttl` with `extend` and
-/// note the time; when the renewal fails (or Redis answers with an error),
-/// set `lost`, which the job reads before every write. Once `lost` is set,
-/// do nothing more.
+/// note the time; when the renewal fails (it returns `false`, or an error: an
+/// error reply, a dropped connection, a reply lost or late), set `lost`, which
+/// the job reads before every write. Once `lost` is set, do nothing more.
 ///
 /// `extend` is the renewal to call, `extend(con, key, token, ttl)`: in a
 /// program, your `super::extend::extend`; the keeper's checks

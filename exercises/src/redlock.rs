@@ -24,8 +24,9 @@ use redis::ConnectionLike;
 /// minus the time spent and the drift allowance), or `None` when no majority
 /// granted it in time, in which case it was released on every node.
 ///
-/// Per node: `SET key token NX PX ttl`, as in your `acquire`; an error (a node
-/// down, a node that does not answer in time) counts as a refusal.
+/// Per node: `SET key token NX PX ttl`, as in your `acquire`. A node said yes
+/// only with an `OK` that came back: an error (an error reply, a node down, a
+/// dropped connection, a reply lost or late) counts as a refusal.
 ///
 /// Checks: `cargo test -p exercises redlock::`
 pub fn redlock_acquire<C: ConnectionLike>(

@@ -13,12 +13,17 @@
 //! run a judge looks at what the call returned and what Redis holds. The first
 //! broken rule fails the check, with the call's trace showing where the
 //! grader stepped in.
+//!
+//! A probe may make commands fail instead ([`StepIn::Faults`]): then each
+//! command 0, 1, …, n − 1 in turn meets each [`Fault`] (an error reply, a
+//! dropped connection, a lost or late reply), and the judge sees what the call
+//! returned after it.
 
 use crate::error::GradeError;
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::{self, Failure};
 use crate::verdict::Violation;
-use crate::wire::{Action, Intervention, Step, Wire};
+use crate::wire::{Action, Fault, Fired, Hit, Intervention, Step, Wire};
 use crate::world::{World, enter};
 
 /// A call of the lock, ready to run on the caller's wire.
@@ -29,10 +34,13 @@ pub type MakeCall<T> = Box<dyn Fn(&World) -> Call<T> + Send + Sync>;
 
 /// One run of the call under probe, for the judge.
 pub struct Attempt<'a, T> {
-    /// What the call returned (`None`: the caller crashed, see [`Attempt::crashed`]).
+    /// What the call returned (`None`: the caller crashed, see [`Attempt::crashed`], or it
+    /// returned an error after a fault, see [`Attempt::fault`]).
     pub value: Option<&'a T>,
     /// Whether the intervention made the caller crash.
     pub crashed: bool,
+    /// What the fault the grader armed hit, if it hit a command.
+    pub fault: Option<&'a Hit>,
     /// The world after the call, to look at.
     pub world: &'a mut World,
 }
@@ -49,10 +57,19 @@ pub struct Probe<T> {
     pub setup: fn(&mut World) -> Result<(), GradeError>,
     /// Makes the call, on the caller's wire, in a world with these keys.
     pub call: MakeCall<T>,
-    /// What the grader does in the gap (built fresh for each run).
-    pub intervention: fn() -> Action,
+    /// What the grader does in the gap.
+    pub step_in: StepIn,
     /// Looks at one run; `Some` is a broken rule.
     pub judge: fn(Attempt<'_, T>) -> Result<Option<Violation>, GradeError>,
+}
+
+/// What a probe does at each command boundary.
+#[derive(Clone, Copy)]
+pub enum StepIn {
+    /// Runs this action (built fresh for each run) before command 0, 1, …, n.
+    Act(fn() -> Action),
+    /// Makes command 0, 1, …, n − 1 meet each [`Fault`] in turn.
+    Faults,
 }
 
 impl<T: Send + 'static> Probe<T> {
@@ -62,8 +79,15 @@ impl<T: Send + 'static> Probe<T> {
             Ok(done) => done,
             Err(verdict) => return Ok(verdict),
         };
-        for k in 0..=n {
-            match self.attempt(Some(k))? {
+        let moves: Vec<(usize, Action)> = match self.step_in {
+            StepIn::Act(action) => (0..=n).map(|k| (k, action())).collect(),
+            StepIn::Faults => Fault::ALL
+                .into_iter()
+                .flat_map(|fault| (0..n).map(move |k| (k, fails(fault))))
+                .collect(),
+        };
+        for step_in in moves {
+            match self.attempt(Some(step_in))? {
                 Ok((_, None)) => {}
                 Ok((_, Some(report))) => return Ok(Verdict::Fail(Box::new(report))),
                 Err(verdict) => return Ok(verdict),
@@ -72,18 +96,18 @@ impl<T: Send + 'static> Probe<T> {
         Ok(Verdict::Pass)
     }
 
-    /// One run, stepping in before command `k` (or not at all). Returns the
-    /// number of commands sent and a report if a rule broke; or the verdict
-    /// if the lock's code failed.
+    /// One run, with `action` before command `k` (or no step in at all).
+    /// Returns the number of commands sent and a report if a rule broke; or
+    /// the verdict if the lock's code failed.
     fn attempt(
         &self,
-        k: Option<usize>,
+        step_in: Option<(usize, Action)>,
     ) -> Result<Result<(usize, Option<Report>), Verdict>, GradeError> {
         let world = World::open()?.shared();
         (self.setup)(&mut enter(&world))?;
         let mut wire = Wire::open(&world)?;
-        if let Some(k) = k {
-            wire.intervene(Intervention::before(k, (self.intervention)()));
+        if let Some((k, action)) = step_in {
+            wire.intervene(Intervention::before(k, action));
         }
         let call = (self.call)(&enter(&world));
         let (wire, outcome) = sandbox::call(wire, call);
@@ -92,14 +116,16 @@ impl<T: Send + 'static> Probe<T> {
             .map(|w| w.steps().to_vec())
             .unwrap_or_default();
         let crashed = wire.as_ref().is_some_and(Wire::crashed);
+        let fault = wire.as_ref().and_then(Wire::fault_hit).cloned();
         let sent = steps
             .iter()
             .filter(|s| matches!(s, Step::Sent { .. }))
             .count();
         let value = match outcome {
             Ok(v) => Some(v),
-            // The crash the grader caused shows up as a connection error.
-            Err(Failure::Error { .. }) if crashed => None,
+            // The crash the grader caused shows up as a connection error; after
+            // a fault, an error is what the call must return.
+            Err(Failure::Error { .. }) if crashed || fault.is_some() => None,
             Err(failure) => {
                 let evidence = if steps.is_empty() {
                     vec![]
@@ -125,6 +151,7 @@ impl<T: Send + 'static> Probe<T> {
         let violation = (self.judge)(Attempt {
             value: value.as_ref(),
             crashed,
+            fault: fault.as_ref(),
             world: &mut guard,
         })?;
         Ok(Ok((
@@ -139,4 +166,9 @@ impl<T: Send + 'static> Probe<T> {
             }),
         )))
     }
+}
+
+/// The action that makes the next command meet `fault`.
+fn fails(fault: Fault) -> Action {
+    Box::new(move |_| Ok(Fired::Fault(fault)))
 }

@@ -150,22 +150,31 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     batch.time_limit = Duration::from_secs(900);
     let graded = batch::grade_all(&batch, &submissions, |_| {}).expect("the batch runs");
     assert_eq!(graded.len(), 5);
+    // The checks the filter selects, and what they are worth, from their descriptors.
+    let selected: Vec<_> = grader::checks::CHECKS
+        .iter()
+        .filter(|c| c.name.starts_with(FILTER))
+        .collect();
+    let (n, worth) = (
+        selected.len(),
+        selected.iter().map(|c| u64::from(c.points)).sum::<u64>(),
+    );
 
     // The reference solutions pass every selected check.
     let correct = of(&graded, "correct");
-    assert_eq!(correct.checks().len(), 7, "{correct:?}");
+    assert_eq!(correct.checks().len(), n, "{correct:?}");
     assert!(correct.all_passed(), "{correct:?}");
     let github: serde_json::Value =
         serde_json::from_str(&format::render(Format::Github, correct).text).expect("JSON");
     assert_eq!(github["status"], "pass");
-    assert_eq!(github["max_score"], 23);
+    assert_eq!(github["max_score"], worth);
     let scores: u64 = github["tests"]
         .as_array()
         .expect("tests")
         .iter()
         .map(|t| t["score"].as_u64().unwrap_or(0))
         .sum();
-    assert_eq!(scores, 23);
+    assert_eq!(scores, worth);
 
     // The tampered harness was not used, and the change is flagged.
     let tampered = graded
@@ -198,7 +207,7 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     match broken {
         Results::CompileError { output, not_run } => {
             assert!(output.contains("error"), "{output}");
-            assert_eq!(not_run.len(), 7);
+            assert_eq!(not_run.len(), n);
         }
         other => panic!("broken compiled: {other:?}"),
     }
@@ -209,10 +218,10 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     report::write(&out, &graded, &batch.filters, batch::summary::DEFAULT_BOOK).expect("writes");
     let csv = fs::read_to_string(out.join(report::CSV)).expect("CSV");
     assert_eq!(csv.lines().next(), Some(report::HEADER));
-    assert_eq!(csv.lines().count(), 1 + 5 * 7);
+    assert_eq!(csv.lines().count(), 1 + 5 * n);
     assert_eq!(
         csv.lines().filter(|l| l.contains(",pass,")).count(),
-        7,
+        n,
         "{csv}"
     );
     let html = fs::read_to_string(out.join(report::HTML)).expect("HTML");

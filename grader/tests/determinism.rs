@@ -10,7 +10,7 @@
 use std::process::Command;
 use std::thread;
 
-use grader::catalogue::wrong::ALL;
+use grader::catalogue::every_wrong;
 use grader::checks;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
@@ -97,8 +97,7 @@ fn same_verdict_every_time(check: &str, lock: &Lock, passes: bool) {
 }
 
 fn wrong(name: &str) -> (&'static str, Lock) {
-    let w = ALL
-        .iter()
+    let w = every_wrong()
         .find(|w| w.lock.name == name)
         .unwrap_or_else(|| panic!("no wrong lock {name:?} in the catalogue"));
     (w.fails, w.lock)
@@ -123,15 +122,19 @@ fn a_correct_lock_passes_every_time() {
     );
     same_verdict_every_time("scenarios::gc_pause_fenced", &REFERENCE, true);
     same_verdict_every_time("storage::explored", &REFERENCE, true);
+    same_verdict_every_time("release::reports_a_failed_command", &REFERENCE, true);
 }
 
 #[test]
 fn a_wrong_lock_gets_the_same_report_every_time() {
-    // A probe, a scenario, and an explored history, shrunk.
+    // A probe, a scenario, and an explored history, shrunk; and probes that make commands
+    // fail: one that stops a script's command, one that loses a reply after it ran.
     for name in [
         "GET then DEL release",
         "GET then SET",
         "stale read that lowers the fence",
+        "release that takes an error for a release",
+        "acquire that takes a time-out for a grant",
     ] {
         let (check, lock) = wrong(name);
         same_verdict_every_time(check, &lock, false);

@@ -215,8 +215,7 @@ fn the_learner_path_reads_the_table() {
 /// file must be a chapter of the book, and its title the chapter's heading.
 #[test]
 fn every_rule_points_at_a_chapter_that_exists() {
-    use grader::catalogue::{renewal, wrong::ALL};
-    for wrong in ALL.iter().chain(renewal::WRONG) {
+    for wrong in grader::catalogue::every_wrong() {
         let chapter = wrong.breaks.chapter();
         let (title, path) = chapter
             .split_once(" (")
@@ -229,5 +228,39 @@ fn every_rule_points_at_a_chapter_that_exists() {
             "{path} does not open with the heading {title:?} that {:?} names",
             wrong.breaks
         );
+    }
+}
+
+/// The doc comments of `source`, one text with single spaces.
+fn doc_text(source: &str) -> String {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("///"))
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A check that makes a function's commands fail quotes what the doc text says the function
+/// must answer then: the exercise's stub and its solution both say it, in those words.
+#[test]
+fn every_check_of_failed_commands_quotes_the_doc() {
+    use grader::judge::faults::SAID;
+    for (check, sentence) in SAID {
+        let name = grader::exercise::of_check(check);
+        let exercise = EXERCISES
+            .iter()
+            .find(|e| e.name == name)
+            .unwrap_or_else(|| panic!("{check}: no exercise {name}"));
+        assert!(
+            exercise.checks.iter().any(|c| c.name == *check),
+            "{name} has no check {check}"
+        );
+        for path in [exercise.stub(), exercise.solution()] {
+            assert!(
+                doc_text(&read(&path)).contains(sentence),
+                "{path} must say, in its doc comments: {sentence}"
+            );
+        }
     }
 }

@@ -143,7 +143,7 @@ fn the_first_grading_is_a_line_per_exercise_and_where_to_begin() {
         "{stdout}"
     );
     assert!(
-        expected[1] == "acquire: 7 checks, not started — fill in exercises/src/acquire.rs",
+        expected[1] == "acquire: 8 checks, not started — fill in exercises/src/acquire.rs",
         "{stdout}"
     );
     assert!(!stdout.contains("... FAILED"), "{stdout}");

@@ -13,6 +13,8 @@
 //! [`mutants`] holds the reference with one Lua script changed, which some
 //! check must fail unless the change makes no difference.
 //! [`redlock`] holds the Redlocks with one mistake each that [`wrong`] lists.
+//! [`swallowed`] holds functions that turn a failed command into an answer,
+//! which the grader's faults catch.
 //! [`ported`] holds correct locks in the style of published libraries (Redis
 //! functions, second keys, `TIME`, `WAIT`), which must pass every check.
 
@@ -22,6 +24,16 @@ pub mod mutants;
 pub mod ported;
 pub mod redlock;
 pub mod renewal;
+pub mod swallowed;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;
+
+/// Every wrong lock of the catalogue, each with the check that must fail on it: [`wrong`]'s,
+/// [`renewal`]'s and [`swallowed`]'s.
+pub fn every_wrong() -> impl Iterator<Item = &'static wrong::Wrong> {
+    wrong::ALL
+        .iter()
+        .chain(renewal::WRONG)
+        .chain(swallowed::WRONG)
+}

@@ -11,7 +11,7 @@ use crate::explore::Subject;
 use crate::judge::Call;
 use crate::judge::acquire::{self as judge, Before, Grant, Key};
 use crate::judge::fencing::{Against, tokens_grow};
-use crate::probe::{Attempt, Probe};
+use crate::probe::{Attempt, MakeCall, Probe, StepIn};
 use crate::report::Verdict;
 use crate::wire::{Fired, Step, Wire};
 use crate::world::{FIRST_FENCE_COUNTER, World};
@@ -138,23 +138,51 @@ pub fn crashed_holder(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 /// A crashes at every command boundary of its acquire in turn: no lock key
 /// is left without a TTL.
 pub fn crash(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let acquire = ctx.lock.acquire;
     Probe {
         check: ctx.check,
         lock: ctx.lock.name,
         function: "acquire",
         setup: nothing,
-        call: Box::new(move |world: &World| {
-            let key = world.keys.lock.clone();
-            Box::new(move |w: &mut Wire| acquire(w, &key, TOKEN_A, TTL))
-        }),
-        intervention: || {
+        call: a_acquires(ctx),
+        step_in: StepIn::Act(|| {
             Box::new(|_| Ok(Fired::Crash("here A crashed: it sends nothing more".into())))
-        },
+        }),
         judge: |a: Attempt<'_, bool>| {
             let call = Call::at("A", "acquire", a.world.now_ms());
             Ok(judge::no_immortal_lock(&call, a.world.lock_expiry()?))
         },
     }
     .run()
+}
+
+/// Every command of A's acquire of a free lock meets each fault in turn (an
+/// error reply, a dropped connection, a lost or late reply): the acquire
+/// returns the error.
+pub fn reports_a_failed_command(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    Probe {
+        check: ctx.check,
+        lock: ctx.lock.name,
+        function: "acquire",
+        setup: nothing,
+        call: a_acquires(ctx),
+        step_in: StepIn::Faults,
+        judge: |a: Attempt<'_, bool>| {
+            let Some(hit) = a.fault else {
+                return Ok(None);
+            };
+            let call = Call::at("A", "acquire", a.world.now_ms());
+            let returned = a.value.map(|&taken| taken.then_some(None));
+            Ok(judge::reports_failure(&call, hit, returned))
+        },
+    }
+    .run()
+}
+
+/// A's acquire of the lock for [`TTL`], for a probe.
+fn a_acquires(ctx: &Ctx<'_>) -> MakeCall<bool> {
+    let acquire = ctx.lock.acquire;
+    Box::new(move |world: &World| {
+        let key = world.keys.lock.clone();
+        Box::new(move |w: &mut Wire| acquire(w, &key, TOKEN_A, TTL))
+    })
 }

@@ -3,7 +3,7 @@
 //!
 //! Three direct calls on prepared worlds (A's lock, B's lock, a lock that
 //! expired), one probe that hands the lock to B at every command boundary of
-//! A's renewal, and the explorer ([`crate::explore`]) over histories of
+//! A's renewal, one that makes each of its commands fail, and the explorer ([`crate::explore`]) over histories of
 //! acquires, renewals and releases by holders and others.
 
 use std::time::Duration;
@@ -12,8 +12,10 @@ use super::bench::{Bench, TOKEN_A, TOKEN_B, TTL, a_holds, b_holds, broken, expir
 use super::{Ctx, called};
 use crate::clock::Expiry;
 use crate::error::GradeError;
+use crate::judge::Call;
+use crate::judge::extend::reports_failure;
 use crate::model::show_value;
-use crate::probe::{Attempt, Probe};
+use crate::probe::{Attempt, Probe, StepIn};
 use crate::report::Verdict;
 use crate::verdict::{Property, Violation, seconds};
 use crate::wire::{Fired, Wire};
@@ -165,7 +167,7 @@ pub(crate) fn never_renews_a_lock_that_changed_hands(ctx: &Ctx<'_>) -> Result<Ve
             let key = world.keys.lock.clone();
             Box::new(move |w: &mut Wire| extend(w, &key, TOKEN_A, LONG_RENEWAL))
         }),
-        intervention: || Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in(world)?))),
+        step_in: StepIn::Act(|| Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in(world)?)))),
         judge: |a: Attempt<'_, bool>| {
             let now = a.world.now_ms();
             if a.world.lock_value()?.as_deref() != Some(TOKEN_B) {
@@ -186,6 +188,31 @@ pub(crate) fn never_renews_a_lock_that_changed_hands(ctx: &Ctx<'_>) -> Result<Ve
                     ),
                 )),
             })
+        },
+    }
+    .run()
+}
+
+/// Every command of A's renewal meets each fault in turn (an error reply, a
+/// dropped connection, a lost or late reply): the renewal returns the error.
+pub(crate) fn reports_a_failed_command(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let extend = ctx.lock.extend;
+    Probe {
+        check: ctx.check,
+        lock: ctx.lock.name,
+        function: "extend",
+        setup: a_holds,
+        call: Box::new(move |world: &World| {
+            let key = world.keys.lock.clone();
+            Box::new(move |w: &mut Wire| extend(w, &key, TOKEN_A, RENEWAL))
+        }),
+        step_in: StepIn::Faults,
+        judge: |a: Attempt<'_, bool>| {
+            let Some(hit) = a.fault else {
+                return Ok(None);
+            };
+            let call = Call::at("A", "extend", a.world.now_ms());
+            Ok(reports_failure(&call, hit, a.value.copied()))
         },
     }
     .run()

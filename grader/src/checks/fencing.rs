@@ -9,7 +9,7 @@ use crate::error::GradeError;
 use crate::judge::Call;
 use crate::judge::acquire::{Before, Key, takes_free_lock};
 use crate::judge::fencing::{Against, tokens_grow};
-use crate::probe::{Attempt, Probe};
+use crate::probe::{Attempt, Probe, StepIn};
 use crate::reference;
 use crate::report::Verdict;
 use crate::verdict::Violation;
@@ -63,7 +63,7 @@ pub fn probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             let keys = world.keys.clone();
             Box::new(move |w: &mut Wire| acquire(w, &keys.lock, &keys.fence, TOKEN_A, TTL))
         }),
-        intervention,
+        step_in: StepIn::Act(intervention),
         judge: grants_in_order,
     };
     let b_keeps =

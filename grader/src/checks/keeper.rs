@@ -9,7 +9,8 @@
 //! stopped VM would) at every tick of the first two renewal periods in
 //! turn, for longer than the TTL: A's lock expires, B takes it and writes,
 //! and when A wakes up its keeper must stop the job before its next write,
-//! and for good, even once B has released the lock.
+//! and for good, even once B has released the lock. A third makes every
+//! command of a due renewal fail in turn: the keeper must set `lost`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,12 +21,15 @@ use super::bench::{Bench, TOKEN_A, TOKEN_B};
 use super::scenarios::scenario_check;
 use crate::clock::Expiry;
 use crate::error::GradeError;
+use crate::judge::Call;
 use crate::lock::Lock;
+use crate::probe::{Attempt, Probe, StepIn};
 use crate::reference;
 use crate::reference::LOCK as REFERENCE;
 use crate::report::{Report, Verdict};
 use crate::verdict::{Property, Violation, seconds};
-use crate::wire::Step;
+use crate::wire::{Step, Wire};
+use crate::world::World;
 
 /// The lease of these checks: 6 s, so a renewal is due every 2 s.
 const LEASE: Duration = Duration::from_secs(6);
@@ -350,4 +354,68 @@ pub(crate) fn renewal_pause(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             evidence,
         )))
     }))
+}
+
+/// What one tick of a keeper left: whether `lost` is set, and what it returned.
+pub(crate) struct Tick {
+    lost: bool,
+    returned: String,
+}
+
+/// A's lock, taken for [`LEASE`] a third of it ago: a renewal is due. Each
+/// command of the tick meets each fault in turn; the tick must set `lost`.
+pub(crate) fn reports_a_failed_command(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    // The reference's `extend` stands in for the learner's, as in every keeper check.
+    let lock = crate::explore::Subject::Keeper.lock_under_test(ctx.lock);
+    let (keep_alive, extend) = (lock.keep_alive, lock.extend);
+    Probe {
+        check: ctx.check,
+        lock: ctx.lock.name,
+        function: "keep_alive",
+        setup: |world: &mut World| {
+            let key = world.keys.lock.clone();
+            reference::acquire::acquire(world.con(), &key, TOKEN_A, LEASE)?;
+            world.settle()?;
+            world.advance_to(ms(LEASE / 3))?;
+            Ok(())
+        },
+        call: Box::new(move |world: &World| {
+            let (key, now) = (
+                world.keys.lock.clone(),
+                Duration::from_millis(world.now_ms()),
+            );
+            Box::new(move |w: &mut Wire| {
+                let (lost, mut renewed_at) = (AtomicBool::new(false), Duration::ZERO);
+                let returned = keep_alive(
+                    w,
+                    extend,
+                    &key,
+                    TOKEN_A,
+                    LEASE,
+                    now,
+                    &mut renewed_at,
+                    &lost,
+                );
+                Ok(Tick {
+                    lost: lost.load(Ordering::SeqCst),
+                    returned: returned
+                        .map_or_else(|e| format!("the error ({e})"), |()| "Ok(())".into()),
+                })
+            })
+        }),
+        step_in: StepIn::Faults,
+        judge: |a: Attempt<'_, Tick>| {
+            let (Some(hit), Some(tick)) = (a.fault, a.value) else {
+                return Ok(None);
+            };
+            let call = Call::at("A", "keep_alive", a.world.now_ms());
+            Ok(crate::judge::keeper::stops_job(
+                &call,
+                hit,
+                tick.lost,
+                &tick.returned,
+            ))
+        },
+    }
+    .run()
 }

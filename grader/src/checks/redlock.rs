@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::Ctx;
 use crate::error::GradeError;
+use crate::judge::Call;
 use crate::lock::Lock;
 use crate::model::redlock::drift;
 use crate::nodes::NODES;
@@ -20,7 +21,7 @@ use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::{self, Failure};
 use crate::verdict::{Property, Violation};
-use crate::wire::Wire;
+use crate::wire::{Fault, Wire};
 
 /// A's token.
 pub(crate) const TOKEN_A: &str = "token-of-A";
@@ -305,4 +306,54 @@ pub(crate) fn gives_up_when_the_ttl_is_spent(ctx: &Ctx<'_>) -> Result<Verdict, G
         ttl.as_millis()
     );
     judge_refusal(ctx, &c, got, &why)
+}
+
+/// B holds nodes 0 and 1, so A's majority is the other three, all of them: each command of A's
+/// acquire meets each fault in turn. A node whose `SET` failed, or whose `OK` was lost, said
+/// no, and without its yes there is no majority.
+pub(crate) fn counts_a_failed_node_as_a_no(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let open = || -> Result<SharedCluster, GradeError> {
+        let c = Cluster::open()?.shared();
+        for i in 0..2 {
+            enter(&c).take(i, TOKEN_B, TTL.as_millis() as u64)?;
+        }
+        Ok(c)
+    };
+    // How many commands an untouched acquire sends; its cluster goes before the next opens
+    // (one cluster holds the nodes at a time).
+    let n = {
+        let c = open()?;
+        if let Err(failure) = acquire(&c, ctx.lock, TOKEN_A, TTL)?.value {
+            return Ok(failed(ctx, "redlock_acquire", failure, &c));
+        }
+        enter(&c).commands()
+    };
+    for fault in Fault::ALL {
+        for k in 0..n {
+            let c = open()?;
+            enter(&c).fail_at(k, fault);
+            let granted = match acquire(&c, ctx.lock, TOKEN_A, TTL)?.value {
+                Ok(value) => value.is_some(),
+                Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, &c)),
+            };
+            let Some(hit) = enter(&c).fault_hit().cloned() else {
+                continue;
+            };
+            let holders = enter(&c).holders()?;
+            let (held, on) = nodes_of(&c, TOKEN_A)?;
+            // A token that reached a node whose reply was lost is no OK that came back.
+            let unseen = hit
+                .node
+                .filter(|&i| hit.fault.runs() && holders[i].as_deref() == Some(TOKEN_A))
+                .is_some();
+            let seen = held - usize::from(unseen);
+            let call = Call::at("A", "redlock_acquire", enter(&c).now_ms());
+            if let Some(v) =
+                crate::judge::redlock::failed_node_says_no(&call, &hit, granted, seen, &on, NODES)
+            {
+                return Ok(broken(ctx, &c, "redlock_acquire", v));
+            }
+        }
+    }
+    Ok(Verdict::Pass)
 }

@@ -6,8 +6,8 @@ use super::{Ctx, called};
 use crate::error::GradeError;
 use crate::explore::Subject;
 use crate::judge::Call;
-use crate::judge::release::{Held, releasing, spares_others};
-use crate::probe::{Attempt, Probe};
+use crate::judge::release::{Held, releasing, reports_failure, spares_others};
+use crate::probe::{Attempt, MakeCall, Probe, StepIn};
 use crate::report::Verdict;
 use crate::wire::{Fired, Wire};
 use crate::world::World;
@@ -43,17 +43,13 @@ pub fn other(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
 /// A's lock expires and B takes it at every command boundary of A's release
 /// in turn: B's lock is still there afterwards.
 pub fn probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    let release = ctx.lock.release;
     Probe {
         check: ctx.check,
         lock: ctx.lock.name,
         function: "release",
         setup: a_holds,
-        call: Box::new(move |world: &World| {
-            let key = world.keys.lock.clone();
-            Box::new(move |w: &mut Wire| release(w, &key, TOKEN_A))
-        }),
-        intervention: || Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in(world)?))),
+        call: a_releases(ctx),
+        step_in: StepIn::Act(|| Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in(world)?)))),
         judge: |a: Attempt<'_, bool>| {
             let call = Call::at("A", "release", a.world.now_ms());
             let after = a.world.lock_value()?;
@@ -66,6 +62,36 @@ pub fn probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
         },
     }
     .run()
+}
+
+/// Every command of A's release meets each fault in turn (an error reply, a
+/// dropped connection, a lost or late reply): the release returns the error.
+pub fn reports_a_failed_command(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    Probe {
+        check: ctx.check,
+        lock: ctx.lock.name,
+        function: "release",
+        setup: a_holds,
+        call: a_releases(ctx),
+        step_in: StepIn::Faults,
+        judge: |a: Attempt<'_, bool>| {
+            let Some(hit) = a.fault else {
+                return Ok(None);
+            };
+            let call = Call::at("A", "release", a.world.now_ms());
+            Ok(reports_failure(&call, hit, a.value.copied()))
+        },
+    }
+    .run()
+}
+
+/// A's release of its lock, for a probe.
+fn a_releases(ctx: &Ctx<'_>) -> MakeCall<bool> {
+    let release = ctx.lock.release;
+    Box::new(move |world: &World| {
+        let key = world.keys.lock.clone();
+        Box::new(move |w: &mut Wire| release(w, &key, TOKEN_A))
+    })
 }
 
 /// The slow-job scenario, with the learner's release.

@@ -7,7 +7,7 @@ use crate::judge::Call;
 use crate::judge::storage::{
     Kept, Seen, answered, keeps_value, remembers_highest, stale_left_no_trace,
 };
-use crate::probe::{Attempt, Probe};
+use crate::probe::{Attempt, Probe, StepIn};
 use crate::reference;
 use crate::report::Verdict;
 use crate::wire::{Fired, Wire};
@@ -122,7 +122,7 @@ pub fn probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
             let row = world.keys.row.clone();
             Box::new(move |w: &mut Wire| write(w, &row, 33, 1))
         }),
-        intervention: || {
+        step_in: StepIn::Act(|| {
             Box::new(|world| {
                 let row = world.keys.row.clone();
                 reference::storage::fenced_write(world.con(), &row, 34, B_VALUE)?;
@@ -130,7 +130,7 @@ pub fn probe(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
                     "here B, the new holder, wrote {B_VALUE} with token 34"
                 )))
             })
-        },
+        }),
         judge: |a: Attempt<'_, bool>| {
             let row = a.world.row()?;
             let call = Call::at("A", "fenced_write", a.world.now_ms());

@@ -345,7 +345,7 @@ mod tests {
         let mut progress = Progress::default();
         let screen = draw(&board, &progress, &view("release"));
         assert!(
-            screen.contains("▶ release · exercises/src/release.rs · 0 of 5 checks pass"),
+            screen.contains("▶ release · exercises/src/release.rs · 0 of 6 checks pass"),
             "{screen}"
         );
         assert!(

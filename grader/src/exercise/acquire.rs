@@ -52,6 +52,12 @@ pub const EXERCISE: Exercise = Exercise {
             run: acquire::crash,
         },
         Check {
+            name: "acquire::reports_a_failed_command",
+            shows: "an error reply, a dropped connection, a lost or late reply: acquire returns the error",
+            points: DIRECT,
+            run: acquire::reports_a_failed_command,
+        },
+        Check {
             name: "acquire::a_crashed_holder_frees_the_lock",
             shows: "the crashed-holder scenario",
             points: DIRECT,

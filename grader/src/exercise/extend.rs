@@ -44,6 +44,12 @@ pub const EXERCISE: Exercise = Exercise {
             run: extend::never_renews_a_lock_that_changed_hands,
         },
         Check {
+            name: "extend::reports_a_failed_command",
+            shows: "an error reply, a dropped connection, a lost or late reply: extend returns the error",
+            points: DIRECT,
+            run: extend::reports_a_failed_command,
+        },
+        Check {
             name: "extend::explored",
             shows: "histories drawn from seeds, renewals by holders and others, before and after expiry: extend does what its model says",
             points: EXPLORED,

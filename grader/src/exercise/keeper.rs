@@ -32,6 +32,12 @@ pub const EXERCISE: Exercise = Exercise {
             run: keeper::stops_the_job_when_a_renewal_fails,
         },
         Check {
+            name: "keeper::reports_a_failed_command",
+            shows: "a renewal is due, and its command meets an error reply, a dropped connection, a lost or late reply: the keeper sets `lost`",
+            points: DIRECT,
+            run: keeper::reports_a_failed_command,
+        },
+        Check {
             name: "keeper::renewal_pause",
             shows: "the renewal-pause scenario with your keeper: A stops before writing",
             points: DIRECT,

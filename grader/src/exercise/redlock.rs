@@ -50,6 +50,12 @@ pub const EXERCISE: Exercise = Exercise {
             run: redlock::gives_up_when_the_ttl_is_spent,
         },
         Check {
+            name: "redlock::counts_a_failed_node_as_a_no",
+            shows: "B holds 2 of 5 nodes, and one of A's commands meets an error reply, a dropped connection, a lost or late reply: without that node's OK, no grant",
+            points: DIRECT,
+            run: redlock::counts_a_failed_node_as_a_no,
+        },
+        Check {
             name: "redlock::release_frees_every_node",
             shows: "release deletes the caller's lock on every node",
             points: DIRECT,

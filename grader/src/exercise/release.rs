@@ -38,6 +38,12 @@ pub const EXERCISE: Exercise = Exercise {
             run: release::probe,
         },
         Check {
+            name: "release::reports_a_failed_command",
+            shows: "an error reply, a dropped connection, a lost or late reply: release returns the error",
+            points: DIRECT,
+            run: release::reports_a_failed_command,
+        },
+        Check {
             name: "release::slow_job",
             shows: "the slow-job scenario: A releases after its lock expired",
             points: DIRECT,

@@ -47,7 +47,7 @@ pub fn untouched<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> bool {
 }
 
 /// The line that stands for an untouched exercise's `checks` checks:
-/// `acquire: 7 checks, not started — fill in exercises/src/acquire.rs`.
+/// `acquire: 8 checks, not started — fill in exercises/src/acquire.rs`.
 pub fn untouched_line(exercise: &str, checks: usize) -> String {
     match exercise::file_of(exercise) {
         Some(file) => format!("{exercise}: {checks} checks, not started — fill in {file}"),

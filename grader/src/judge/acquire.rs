@@ -8,8 +8,10 @@
 use std::time::Duration;
 
 use super::Call;
+use super::faults::{Claim, returned_the_error, unknown};
 use crate::clock::{Expiry, RESOLUTION_MS, as_asked};
 use crate::verdict::{Property, Violation};
+use crate::wire::Hit;
 
 /// A grant: `Some(None)` from `acquire`, `Some(Some(token))` from
 /// `acquire_fenced`, `None` when refused.
@@ -218,4 +220,27 @@ pub fn one_winner(function: &'static str, at_ms: u64, winners: &[&str]) -> Optio
         );
         call.broke(Property::OneWinner, what)
     })
+}
+
+/// [`Property::AcquireReportsFailure`]: after the fault `hit`, the call
+/// returned the error; `returned` is its `Ok` answer if it gave one instead.
+pub fn reports_failure(call: &Call<'_>, hit: &Hit, returned: Option<Grant>) -> Option<Violation> {
+    let claim = returned.map(|grant| Claim {
+        answer: format!("Ok({})", shown(call.function, grant)),
+        claims: match grant {
+            Some(_) => unknown(hit, "a grant that did not happen", "a grant it cannot know"),
+            None => "a refusal, as if another client held the lock, which it does not know",
+        },
+    });
+    returned_the_error(call, Property::AcquireReportsFailure, hit, claim)
+}
+
+/// `grant` as `function` returns it: `true`/`false`, or `Some(33)`/`None`.
+fn shown(function: &str, grant: Grant) -> String {
+    match grant {
+        Some(Some(token)) => format!("Some({token})"),
+        Some(None) if function == "acquire_fenced" => "Some(_)".into(),
+        Some(None) => "true".into(),
+        None => refusal(function).into(),
+    }
 }

@@ -9,13 +9,21 @@
 //! the function whose return or effect broke the rule (`A's release`).
 //!
 //! The judges are grouped by exercise, as `exercises/src/` is: [`acquire`],
-//! [`release`], [`fencing`] and [`storage`]. Each takes the [`Call`] under
-//! judgement and returns the [`Violation`] it found, if any; the callers
-//! keep the first one. The exercises' models ([`crate::model`]) judge the
-//! explorer's histories, where the right outcome is the model's, not a rule's.
+//! [`release`], [`fencing`], [`storage`], [`extend`], [`keeper`] and
+//! [`redlock`]; what a
+//! function must return when the grader makes one of its commands fail is
+//! judged in [`faults`], and each exercise's judge words its function's
+//! claim. Each takes the [`Call`] under judgement and returns the
+//! [`Violation`] it found, if any; the callers keep the first one. The
+//! exercises' models ([`crate::model`]) judge the explorer's histories, where
+//! the right outcome is the model's, not a rule's.
 
 pub mod acquire;
+pub mod extend;
+pub mod faults;
 pub mod fencing;
+pub mod keeper;
+pub mod redlock;
 pub mod release;
 pub mod storage;
 

@@ -1,8 +1,11 @@
 //! The rules of the release exercise: `release` deletes the caller's own lock, never
-//! another client's, and says truthfully whether it deleted.
+//! another client's, says truthfully whether it deleted, and returns the
+//! error when a command fails.
 
 use super::Call;
+use super::faults::{Claim, returned_the_error, unknown};
 use crate::verdict::{Property, Violation};
+use crate::wire::Hit;
 
 /// Who held the lock just before the call, as far as the grader knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,4 +88,22 @@ pub fn tells_truth(
         _ => return None,
     };
     Some(call.broke(Property::ReleaseTellsTruth, what))
+}
+
+/// [`Property::ReleaseReportsFailure`]: after the fault `hit`, the call
+/// returned the error; `returned` is its `Ok` answer if it gave one instead.
+pub fn reports_failure(call: &Call<'_>, hit: &Hit, returned: Option<bool>) -> Option<Violation> {
+    let claim = returned.map(|deleted| Claim {
+        answer: format!("Ok({deleted})"),
+        claims: if deleted {
+            unknown(
+                hit,
+                "a release that did not happen",
+                "a release it cannot know",
+            )
+        } else {
+            "that the lock was no longer its own, which it does not know"
+        },
+    });
+    returned_the_error(call, Property::ReleaseReportsFailure, hit, claim)
 }

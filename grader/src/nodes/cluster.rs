@@ -22,7 +22,8 @@ use super::record::{Answer, Entry, Sent};
 use super::{Health, Lease};
 use crate::clock::{Clock, Expiry, Sighting};
 use crate::error::GradeError;
-use crate::wire::Step;
+use crate::wire::fault::Faults;
+use crate::wire::{Fault, Hit, Step};
 
 /// How long a client waits for a paused node before it gives up on the request, in virtual
 /// milliseconds: the per-node time-out of the published algorithm, small beside the TTL.
@@ -70,6 +71,8 @@ pub struct Cluster {
     /// Commands sent by the calls under test, across all nodes.
     commands: usize,
     pending: Option<(usize, Move)>,
+    /// The fault a move armed for the next command to any node, and what it hit.
+    faults: Faults,
     /// What the calls under test sent, and the grader's moves in between.
     record: Vec<Entry>,
     /// A problem of the grader's own met while learner code held the wires.
@@ -95,6 +98,7 @@ impl Cluster {
             seats: Vec::new(),
             commands: 0,
             pending: None,
+            faults: Faults::reconnecting(),
             record: Vec::new(),
             trouble: None,
         };
@@ -323,6 +327,28 @@ impl Cluster {
         self.pending = Some((before, action));
     }
 
+    /// Makes `fault` hit the next command of the calls under test, to whichever node
+    /// ([`crate::wire::fault`]); a [`Move`] that does only this shows on that command's line.
+    pub fn fail_at(&mut self, before: usize, fault: Fault) {
+        self.intervene(
+            before,
+            Box::new(move |c: &mut Cluster| {
+                c.faults.arm(fault);
+                Ok(String::new())
+            }),
+        );
+    }
+
+    /// What the fault [`Cluster::fail_at`] armed hit, if it hit a command.
+    pub fn fault_hit(&self) -> Option<&Hit> {
+        self.faults.hit()
+    }
+
+    /// The calls' faults, for their wires.
+    pub(crate) fn faults(&mut self) -> &mut Faults {
+        &mut self.faults
+    }
+
     /// How many commands the calls under test have sent so far.
     pub fn commands(&self) -> usize {
         self.commands
@@ -355,7 +381,9 @@ impl Cluster {
             .is_some_and(|(before, _)| *before == self.commands);
         if due && let Some((_, mut action)) = self.pending.take() {
             let what = action(self)?;
-            self.note(what);
+            if !what.is_empty() {
+                self.note(what);
+            }
         }
         Ok(())
     }

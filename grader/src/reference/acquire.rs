@@ -14,6 +14,10 @@ use redis::{ConnectionLike, RedisResult};
 /// Returns `Ok(true)` when this call took the lock, `Ok(false)` when someone
 /// else holds it.
 ///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
+///
 /// ```text
 /// SET key token NX PX ttl   → OK      (taken)
 ///                           → (nil)   (held by someone else)

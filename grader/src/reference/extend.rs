@@ -28,6 +28,10 @@ end
 /// Returns `Ok(true)` when this call renewed the lock (it now expires `ttl`
 /// from now), `Ok(false)` when the lock was no longer this client's (expired,
 /// or taken by someone else), in which case nothing changes.
+///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
 pub fn extend<C: ConnectionLike>(
     con: &mut C,
     key: &str,

@@ -32,6 +32,10 @@ end
 /// Returns how long the lock can be relied on from now (the validity: the TTL
 /// minus the time spent and the drift allowance), or `None` when no majority
 /// granted it in time, in which case it was released on every node.
+///
+/// Per node: `SET key token NX PX ttl`, as in your `acquire`. A node said yes
+/// only with an `OK` that came back: an error (an error reply, a node down, a
+/// dropped connection, a reply lost or late) counts as a refusal.
 pub fn redlock_acquire<C: ConnectionLike>(
     nodes: &mut [C],
     clock: &dyn Fn() -> Duration,

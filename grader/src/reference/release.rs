@@ -22,6 +22,10 @@ end
 /// Returns `Ok(true)` when this call deleted the lock, `Ok(false)` when the
 /// lock was no longer this client's (expired, or taken by someone else), in
 /// which case nothing is deleted.
+///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
 pub fn release<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> RedisResult<bool> {
     let deleted: i64 = Script::new(CHECK_AND_DELETE)
         .key(key)

@@ -35,18 +35,25 @@ pub enum Property {
     NoImmortalLock,
     /// Of several clients racing for a free lock, exactly one wins.
     OneWinner,
+    /// `acquire` returns the error when a command fails or its reply is lost, never a grant
+    /// or a refusal it cannot know.
+    AcquireReportsFailure,
     /// Releasing one's own lock deletes it.
     ReleaseFreesOwnLock,
     /// A release never deletes or changes another client's lock.
     ReleaseSparesOthers,
     /// `release` says truthfully whether it deleted the lock.
     ReleaseTellsTruth,
+    /// `release` returns the error when a command fails or its reply is lost.
+    ReleaseReportsFailure,
     /// `extend` renews the caller's own lock to exactly the TTL asked for.
     ExtendRenewsOwnLock,
     /// `extend` never renews, changes or brings back a lock that is not the caller's.
     ExtendSparesOthers,
     /// `extend` says truthfully whether it renewed the lock.
     ExtendTellsTruth,
+    /// `extend` returns the error when a command fails or its reply is lost.
+    ExtendReportsFailure,
     /// A lease keeper renews by the time a third of the TTL has passed.
     KeeperRenewsInTime,
     /// Once a renewal fails, the job is told before its next write.
@@ -89,7 +96,7 @@ pub enum Property {
 impl Property {
     /// Every rule, in the order of the enum: for reading a rule back by its
     /// name (`format!("{p:?}")`), as the learner's progress file stores it.
-    pub const ALL: [Property; 32] = [
+    pub const ALL: [Property; 35] = [
         Property::TokensUnique,
         Property::TokensUnguessable,
         Property::AcquireTakesFreeLock,
@@ -98,12 +105,15 @@ impl Property {
         Property::LockHasTtl,
         Property::NoImmortalLock,
         Property::OneWinner,
+        Property::AcquireReportsFailure,
         Property::ReleaseFreesOwnLock,
         Property::ReleaseSparesOthers,
         Property::ReleaseTellsTruth,
+        Property::ReleaseReportsFailure,
         Property::ExtendRenewsOwnLock,
         Property::ExtendSparesOthers,
         Property::ExtendTellsTruth,
+        Property::ExtendReportsFailure,
         Property::KeeperRenewsInTime,
         Property::KeeperStopsJob,
         Property::KeeperStopsForGood,

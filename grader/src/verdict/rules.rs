@@ -95,6 +95,13 @@ pub const RULES: [Rule; Property::ALL.len()] = [
         hints: ONE_STEP_ACQUIRE_HINTS,
     },
     Rule {
+        property: Property::AcquireReportsFailure,
+        words: "when a command of acquire fails or its reply is lost, acquire must return the \
+                error, not a grant or a refusal",
+        chapter: &chapter::SINGLE_INSTANCE,
+        hints: FAILURE_HINTS,
+    },
+    Rule {
         property: Property::ReleaseFreesOwnLock,
         words: "releasing your own lock must delete it",
         chapter: &chapter::RELEASING,
@@ -119,6 +126,13 @@ pub const RULES: [Rule; Property::ALL.len()] = [
         hints: OWN_RELEASE_HINTS,
     },
     Rule {
+        property: Property::ReleaseReportsFailure,
+        words: "when a command of release fails or its reply is lost, release must return the \
+                error, not true or false",
+        chapter: &chapter::RELEASING,
+        hints: FAILURE_HINTS,
+    },
+    Rule {
         property: Property::ExtendRenewsOwnLock,
         words: "extend must renew your own lock to exactly the TTL asked for",
         chapter: &chapter::RENEWAL,
@@ -141,6 +155,13 @@ pub const RULES: [Rule; Property::ALL.len()] = [
         words: "extend must return true exactly when it renewed your lock",
         chapter: &chapter::RENEWAL,
         hints: OWN_RENEWAL_HINTS,
+    },
+    Rule {
+        property: Property::ExtendReportsFailure,
+        words: "when a command of extend fails or its reply is lost, extend must return the \
+                error, not true or false",
+        chapter: &chapter::RENEWAL,
+        hints: FAILURE_HINTS,
     },
     Rule {
         property: Property::KeeperRenewsInTime,
@@ -366,6 +387,17 @@ const OWN_RELEASE_HINTS: [&str; HINT_LEVELS as usize] = [
     "Compare the stored token with yours, delete on a match, and return what the delete did.",
     "`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) \
                  else return 0 end`, with the lock key as KEYS[1] and your token as ARGV[1].",
+];
+
+/// The hints [`Property::AcquireReportsFailure`], [`Property::ReleaseReportsFailure`] and
+/// [`Property::ExtendReportsFailure`] share.
+const FAILURE_HINTS: [&str; HINT_LEVELS as usize] = [
+    "What does your function return when Redis answers with an error, or not at all?",
+    "An error means the command did not run, or ran without your knowing: only the caller \
+                 can decide what to do then, so hand the error on; an answer would be a guess.",
+    "Pass the command's error on with `?` (`let n: i64 = script.invoke(con)?;`), not \
+                 `unwrap_or`, `.ok()`, `unwrap_or_default()` or a `match` that turns `Err` into \
+                 an answer.",
 ];
 
 /// The hints [`Property::CounterEndsRight`], [`Property::SameAsReference`] share.

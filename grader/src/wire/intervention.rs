@@ -1,6 +1,7 @@
 //! The grader's move between two commands of a call: what it does to the
-//! world, and whether the caller goes on or crashes there.
+//! world, and whether the caller goes on, crashes there, or meets a fault.
 
+use super::Fault;
 use crate::error::GradeError;
 use crate::world::World;
 
@@ -10,6 +11,9 @@ pub enum Fired {
     Continue(String),
     /// The caller crashes here: it never sends another command.
     Crash(String),
+    /// The caller's next command meets this fault ([`super::fault`]); the record shows it on
+    /// that command's line.
+    Fault(Fault),
 }
 
 /// The action of an intervention, run with the world locked.

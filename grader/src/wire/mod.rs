@@ -20,6 +20,9 @@
 //!   after the last command is a late reply to the call itself. Trying this at
 //!   every command boundary is how a check catches a lock that does in two
 //!   commands what must happen in one.
+//! - can make the next command fail: an intervention may arm a [`Fault`]
+//!   (an error reply, a dropped connection, a lost or late reply), and the
+//!   record shows it on that command's line ([`fault`]).
 //!
 //! What differs is where it stands. On the single server the wire takes turns
 //! with other wires ([`Turns`]) so that three clients racing for a lock
@@ -34,6 +37,7 @@
 //! delayed one charges its delay, each node on its own clock.
 
 mod confined;
+pub mod fault;
 mod intervention;
 mod node;
 mod show;
@@ -50,6 +54,7 @@ use redis::{ConnectionLike, RedisError, RedisResult, Value};
 use crate::error::GradeError;
 use crate::nodes::SharedCluster;
 use crate::world::SharedWorld;
+pub use fault::{Fault, Hit};
 pub use intervention::{Action, Fired, Intervention};
 use show::show_arg;
 pub use turns::Turns;
@@ -169,6 +174,7 @@ impl Wire {
     pub fn begin_call(&mut self) {
         if let Place::World(on) = &mut self.place {
             on.steps.clear();
+            on.faults.reset();
         }
         self.tally.reset();
     }
@@ -185,6 +191,15 @@ impl Wire {
     /// How many commands the current call has sent, readable from elsewhere.
     pub fn sent_counter(&self) -> Arc<AtomicUsize> {
         self.tally.counter()
+    }
+
+    /// What the fault an intervention armed hit in the current (or last) call, if it hit a
+    /// command ([`fault`]).
+    pub fn fault_hit(&self) -> Option<&Hit> {
+        match &self.place {
+            Place::World(on) => on.faults.hit(),
+            Place::Node(_) => None,
+        }
     }
 
     /// Whether an intervention made this client crash.
@@ -276,7 +291,7 @@ impl ConnectionLike for Wire {
 
     fn is_open(&self) -> bool {
         match &self.place {
-            Place::World(on) => !on.crashed && on.inner.is_open(),
+            Place::World(on) => !on.crashed && !on.faults.cut() && on.inner.is_open(),
             Place::Node(_) => true,
         }
     }

@@ -13,6 +13,10 @@
 //!
 //! [`NODE_TIMEOUT_MS`]: crate::nodes::cluster::NODE_TIMEOUT_MS
 //!
+//! A fault the cluster armed ([`crate::nodes::Cluster::fail_at`]) hits the next command to
+//! any node, the way it hits a world's ([`super::fault`]); the connection it
+//! cuts opens again for the next command.
+//!
 //! Nodes are private servers the grader started, so unlike a world's
 //! connection this one confines nothing: no other data lives there.
 
@@ -83,6 +87,15 @@ impl OnNode {
             super::shown(&args, |a| c.display(a))
         };
         let paused = matches!(route, Route::Paused);
+        let name = super::fault::command_name(&args);
+        let stopped = enter(&self.cluster).faults().before_send(&name, Some(i));
+        if let Some(stopped) = stopped {
+            self.con = None;
+            tally.count();
+            let answer = Answer::Reply(stopped.shown);
+            enter(&self.cluster).after_command(i, command, answer, None, false);
+            return Err(stopped.error);
+        }
         let (reply, sent) = match route {
             Route::Paused => (Err(timed_out(i)), None),
             Route::Down => {
@@ -122,6 +135,20 @@ impl OnNode {
         if !hidden {
             tally.count();
         }
+        // A reply that came back may still be lost on the way.
+        let taken = match (&reply, &answer, hidden) {
+            (Ok(_), Answer::Reply(shown), false) => enter(&self.cluster)
+                .faults()
+                .after_reply(&name, Some(i), shown),
+            _ => None,
+        };
+        let (reply, answer) = match taken {
+            Some(stopped) => {
+                self.con = None;
+                (Err(stopped.error), Answer::Reply(stopped.shown))
+            }
+            None => (reply, answer),
+        };
         enter(&self.cluster).after_command(i, command, answer, sent, hidden);
         reply
     }

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
 
+use super::fault::{Faults, Stopped};
 use super::show::{pipeline_label, show_value, unpack};
 use super::tally::Tally;
 use super::{Fired, Intervention, Step, Turns, grader_trouble};
@@ -35,6 +36,8 @@ pub(super) struct OnWorld {
     pub(super) steps: Vec<Step>,
     pub(super) crashed: bool,
     pub(super) intervention: Option<Intervention>,
+    /// The fault an intervention armed for this call, and what it hit.
+    pub(super) faults: Faults,
     pub(super) turns: Option<(Arc<Turns>, usize)>,
     /// Where the keys and functions it names are kept.
     pub(super) namespace: Namespace,
@@ -84,6 +87,7 @@ impl OnWorld {
             steps: Vec::new(),
             crashed: false,
             intervention: None,
+            faults: Faults::default(),
             turns: None,
             namespace,
             ledger,
@@ -118,6 +122,7 @@ impl OnWorld {
                 self.steps.push(Step::Intervened(what));
                 self.crashed = true;
             }
+            Fired::Fault(fault) => self.faults.arm(fault),
         }
         Ok(())
     }
@@ -146,7 +151,8 @@ impl OnWorld {
     }
 
     /// Everything that happens after a reply came back to the command `args`
-    /// sent at `sent`, whose round trip told the clock `sighting`.
+    /// sent at `sent`, whose round trip told the clock `sighting`; whether the
+    /// record shows the command.
     fn after_command(
         &mut self,
         tally: &mut Tally,
@@ -154,14 +160,14 @@ impl OnWorld {
         reply: &RedisResult<Value>,
         sent: Instant,
         sighting: &Sighting,
-    ) -> RedisResult<()> {
+    ) -> RedisResult<bool> {
         if let Err(e) = reply
             && stall::is_interrupted(e)
         {
             stall::noticed();
         }
         if tally.hides(args, reply) {
-            return Ok(());
+            return Ok(false);
         }
         let by_redis = confine::refused_by_redis(reply).map(|denial| Refusal {
             command: confine::name_of(args),
@@ -181,7 +187,29 @@ impl OnWorld {
         if let Some((turns, me)) = &self.turns {
             turns.pass(*me);
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// The command(s) in `packed`, stopped by a fault before they went out:
+    /// recorded with what the fault shows, and the error the lock's code gets.
+    fn stopped(&mut self, tally: &mut Tally, packed: &[u8], stopped: Stopped) -> RedisError {
+        self.record(tally, &unpack(packed), stopped.shown, None);
+        if let Some((turns, me)) = &self.turns {
+            turns.pass(*me);
+        }
+        stopped.error
+    }
+
+    /// After a command the record shows came back: the error the lock's code
+    /// gets instead, when an armed fault takes its reply (the record's line
+    /// then says so).
+    fn reply_taken(&mut self, name: &str) -> Option<RedisError> {
+        let Some(Step::Sent { reply, .. }) = self.steps.last_mut() else {
+            return None;
+        };
+        let stopped = self.faults.after_reply(name, None, reply)?;
+        *reply = stopped.shown;
+        Some(stopped.error)
     }
 
     /// `text` with this world's key prefix taken out of the key names in it.
@@ -237,6 +265,10 @@ impl OnWorld {
         let Some(one) = admitted.first() else {
             return self.inner.req_packed_command(cmd);
         };
+        let name = super::fault::command_name(&one.args);
+        if let Some(stopped) = self.faults.before_send(&name, None) {
+            return Err(self.stopped(tally, cmd, stopped));
+        }
         let sent = Instant::now();
         let mut sighting = Sighting::default();
         let reply = if one.answered_here {
@@ -272,7 +304,11 @@ impl OnWorld {
             }
             reply => reply,
         };
-        self.after_command(tally, &unpack(cmd), &reply, sent, &sighting)?;
+        if self.after_command(tally, &unpack(cmd), &reply, sent, &sighting)?
+            && let Some(error) = self.reply_taken(&name)
+        {
+            return Err(error);
+        }
         reply
     }
 
@@ -291,6 +327,11 @@ impl OnWorld {
             Ok(admitted) => admitted.into_iter().map(|a| a.args).collect(),
             Err(refusal) => return Err(self.refuse(tally, &pipeline_label(cmd), refusal)),
         };
+        let label = pipeline_label(cmd);
+        let name = super::fault::pipeline_name(&args);
+        if let Some(stopped) = self.faults.before_send(&name, None) {
+            return Err(self.stopped(tally, &label, stopped));
+        }
         // A TIME in a pipeline goes to Redis: its answer is real time.
         let out: Vec<u8> = args.iter().flat_map(|a| super::show::pack(a)).collect();
         let sent = Instant::now();
@@ -314,8 +355,11 @@ impl OnWorld {
             ran_at: self.ran_at_ms,
             expiries: None,
         };
-        let label = unpack(&pipeline_label(cmd));
-        self.after_command(tally, &label, &shown, sent, &sighting)?;
+        if self.after_command(tally, &unpack(&label), &shown, sent, &sighting)?
+            && let Some(error) = self.reply_taken(&name)
+        {
+            return Err(error);
+        }
         replies
     }
 
