@@ -386,16 +386,8 @@ pub(crate) fn reports_a_failed_command(ctx: &Ctx<'_>) -> Result<Verdict, GradeEr
             );
             Box::new(move |w: &mut Wire| {
                 let (lost, mut renewed_at) = (AtomicBool::new(false), Duration::ZERO);
-                let returned = keep_alive(
-                    w,
-                    extend,
-                    &key,
-                    TOKEN_A,
-                    LEASE,
-                    now,
-                    &mut renewed_at,
-                    &lost,
-                );
+                let returned =
+                    keep_alive(w, extend, &key, TOKEN_A, LEASE, now, &mut renewed_at, &lost);
                 Ok(Tick {
                     lost: lost.load(Ordering::SeqCst),
                     returned: returned

@@ -47,10 +47,13 @@ mod tests {
         for x in ["token", "acquire", "release"] {
             graded(&mut board, x, &Outcome::Passed);
         }
+        let checks = crate::exercise::named("release").map_or(0, |x| x.checks.len());
         assert_eq!(
             announce(&board, "release"),
-            "✓ release passes all 5 checks. Next: extend, in exercises/src/extend.rs; read \
-             chapter 3.1, Renewal and the watchdog (http://localhost:3000/renewal.html)."
+            format!(
+                "✓ release passes all {checks} checks. Next: extend, in exercises/src/extend.rs; \
+                 read chapter 3.1, Renewal and the watchdog (http://localhost:3000/renewal.html)."
+            )
         );
         for x in board.exercises() {
             graded(&mut board, x, &Outcome::Passed);

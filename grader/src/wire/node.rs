@@ -137,9 +137,11 @@ impl OnNode {
         }
         // A reply that came back may still be lost on the way.
         let taken = match (&reply, &answer, hidden) {
-            (Ok(_), Answer::Reply(shown), false) => enter(&self.cluster)
-                .faults()
-                .after_reply(&name, Some(i), shown),
+            (Ok(_), Answer::Reply(shown), false) => {
+                enter(&self.cluster)
+                    .faults()
+                    .after_reply(&name, Some(i), shown)
+            }
             _ => None,
         };
         let (reply, answer) = match taken {
