@@ -55,8 +55,10 @@ use crate::server;
 /// `GRADER_CHECK_TIME_LIMIT` says otherwise. A check calls the lock a few
 /// times, each call cut off after [`crate::sandbox::CALL_LIMIT`] without a
 /// command or after the command budget; a process still running after this is
-/// stuck outside the grader's reach.
-pub const TIME_LIMIT: Duration = Duration::from_secs(60);
+/// stuck outside the grader's reach. The longest honest check sets it: Redlock's explorer,
+/// whose rounds pause, kill and restart real nodes, took 52 s with container nodes on a quiet
+/// machine, and more with the learner's code in a runner of its own.
+pub const TIME_LIMIT: Duration = Duration::from_secs(180);
 
 /// The memory a check's process may allocate (`RLIMIT_DATA`, see
 /// `supervise::limit_and_tie`). A check needs a few dozen MiB; a token or a
