@@ -155,6 +155,12 @@ pub fn waits_in_real_time(name: &str) -> bool {
         .is_some_and(|story| matches!(story.topology, crate::story::Topology::Replicated { .. }))
 }
 
+/// Whether the check called `name` starts nodes of its own: Redlock's five, or the primary and
+/// replica of a failover story.
+pub fn starts_nodes(name: &str) -> bool {
+    name.starts_with("redlock::") || waits_in_real_time(name)
+}
+
 /// Turns `Err(verdict)` into an early return of that verdict.
 macro_rules! called {
     ($e:expr) => {

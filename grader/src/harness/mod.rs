@@ -188,8 +188,13 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
     match prepared {
         Ok(None) => {}
         Ok(Some((server, exe))) => {
-            // A check's server, nodes and Docker helper are this process's.
-            let mut env = server.child_env();
+            // A check's server, nodes and Docker helper are this process's, and so is the
+            // network of nodes when a check starts some: one for the run, made only if needed.
+            let mut env = if selected.iter().any(|c| crate::checks::starts_nodes(c)) {
+                server.child_env_with_nodes()
+            } else {
+                server.child_env()
+            };
             // Where the learner's code runs, decided once for every check.
             if is_judge() {
                 let (note, value) = crate::remote::sandbox_note();

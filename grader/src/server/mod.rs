@@ -167,8 +167,7 @@ impl RedisServer {
     /// harness a test runs) at this process's Redis: this server by its URL, Redlock's nodes from
     /// this process's source (a URL says nothing of where nodes come from, and the automatic
     /// choice would start containers), and the Docker helper built here when either needs one,
-    /// so that cargo is not asked again. With container nodes, it creates this process's network
-    /// of nodes now, for every child to share.
+    /// so that cargo is not asked again.
     pub fn child_env(&self) -> Vec<(String, String)> {
         let mut env = vec![
             ("GRADER_REDIS".to_string(), "url".to_string()),
@@ -178,14 +177,22 @@ impl RedisServer {
         if let Ok(nodes) = &nodes {
             env.push((NODES_VAR.to_string(), nodes.name().to_string()));
         }
-        let container_nodes = matches!(nodes, Ok(NodeSource::Container { .. }));
-        let containers = container_nodes || matches!(self.kind, ServerKind::Container { .. });
+        let containers = matches!(nodes, Ok(NodeSource::Container { .. }))
+            || matches!(self.kind, ServerKind::Container { .. });
         if containers && let Ok(helper) = helper_path() {
             env.push((HELPER_VAR.to_string(), helper.display().to_string()));
         }
-        // One network for every child's nodes, this process's: a child that cannot have it
-        // creates its own and says why it could not, if it cannot either.
-        if container_nodes && let Ok(network) = crate::nodes::network::name() {
+        env
+    }
+
+    /// [`RedisServer::child_env`] for children that start nodes: with container nodes, also this
+    /// process's network of nodes, created now, for every child to share (a child that cannot
+    /// have it creates its own, and says why it could not if it cannot either).
+    pub fn child_env_with_nodes(&self) -> Vec<(String, String)> {
+        let mut env = self.child_env();
+        if matches!(node_source(), Ok(NodeSource::Container { .. }))
+            && let Ok(network) = crate::nodes::network::name()
+        {
             env.push((
                 crate::nodes::network::NETWORK_VAR.to_string(),
                 network.to_string(),
