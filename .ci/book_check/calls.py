@@ -17,10 +17,8 @@ lock's servers, or the storage) than it did actions there.
 import json
 import re
 
-from selenium.webdriver.common.keys import Keys
-
 from browser import NARROW, WIDE
-from player import control, open_player
+from player import keyed_seconds, open_player
 
 # The tallest a Redlock second's diagram may be: the longest second (a grant,
 # then a refused round of SETs and its release round, and a storage write)
@@ -196,11 +194,7 @@ def check_calls_of_several_commands(book):
         for demo in demos:
             timeline = book.timeline(demo)
             _, root = open_player(book, demo)
-            control(root, "play").send_keys(Keys.HOME)
-            for t in range(len(timeline["seconds"])):
-                if t:
-                    book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-                    book.wait_for(f"{demo}: t = {t}", lambda d: root.get_attribute("data-second") == str(t), 3)
+            for t in keyed_seconds(book, root, demo):
                 shown = book.js(CALL_DIAGRAM_JS, root)
                 if shown is None:
                     continue

@@ -278,11 +278,7 @@ def check_redlock_diagram(book):
         for demo in demos:
             timeline = book.timeline(demo)
             _, root = open_player(book, demo)
-            control(root, "play").send_keys(Keys.HOME)
-            for t in range(len(timeline["seconds"])):
-                if t:
-                    book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-                    book.wait_for(f"{demo}: t = {t}", lambda d: root.get_attribute("data-second") == str(t), 3)
+            for t in keyed_seconds(book, root, demo):
                 wrong = diagram_failures(timeline, t, book.js(DIAGRAM_JS, root))
                 book.check(not wrong, "; ".join(wrong[:3]))
                 want = [m for m in timeline["messages"] if m["t"] == t]
