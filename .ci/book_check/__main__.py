@@ -22,6 +22,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 
 from browser import Book, CheckFailed, Report  # noqa: E402
+import calls  # noqa: E402
 import nodes  # noqa: E402
 import pages  # noqa: E402
 import phone  # noqa: E402
@@ -55,6 +56,7 @@ CHECKS = [
     nodes.check_nodes_narrow,
     nodes.check_nodes_contrast,
     nodes.check_redlock_diagram,
+    calls.check_calls_of_several_commands,
 ]
 
 

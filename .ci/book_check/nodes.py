@@ -20,9 +20,10 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from browser import NARROW, NODES_PAGE, THEMES, WIDE
+from calls import CALLS_JS, MAX_REDLOCK_DIAGRAM_PX, call_failures, expected_rounds
 from pages import FITS_JS, check_figures, measure_contrast
 from phone import MIN_DIAGRAM_PX
-from player import control, keyed_seconds, open_player, walk_with
+from player import control, go_to, keyed_seconds, open_player, walk_with
 
 DEMOS = ["nodes-redlock", "nodes-failover"]
 
@@ -202,7 +203,7 @@ const scale = svg.getBoundingClientRect().width / width;
 return {
     hidden: box.hidden, svg: true,
     lanes: [...svg.querySelectorAll('.tl-lane-name')].map((t) => t.getAttribute('data-lane')),
-    items: [...box.querySelectorAll('[data-role=message-list] li')].map((li) =>
+    items: [...box.querySelectorAll('[data-role=message-list] li[data-to]')].map((li) =>
         [li.getAttribute('data-client'), li.getAttribute('data-to'), li.getAttribute('data-answered'), li.textContent]),
     groups: [...svg.querySelectorAll('g.tl-message')].map((g) => ({
         answered: g.getAttribute('data-answered'),
@@ -213,8 +214,7 @@ return {
         outside: [...g.querySelectorAll('text')].filter((t) => { const b = t.getBBox(); return b.x < -0.5 || b.x + b.width > width + 0.5; })
             .map((t) => t.textContent)})),
     font: Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
-    spills: svg.getBoundingClientRect().right > page + 0.5,
-};"""
+    spills: svg.getBoundingClientRect().right > page + 0.5,""" + CALLS_JS + "};"
 
 
 def redlock_timelines(book):
@@ -263,7 +263,7 @@ def diagram_failures(timeline, t, shown):
         wrong.append(f"{where}: the diagram's smallest text is {shown['font']:.1f} px, under {MIN_DIAGRAM_PX}")
     if shown["spills"]:
         wrong.append(f"{where}: the diagram is wider than the page")
-    return wrong
+    return wrong + call_failures(timeline, t, shown, where)
 
 
 def check_redlock_diagram(book):
@@ -274,24 +274,35 @@ def check_redlock_diagram(book):
     book.check(demos, "no timeline of the book records commands to Redlock's nodes")
     try:
         book.width(NARROW)
-        drawn = silent = 0
+        drawn = silent = rounds = 0
         for demo in demos:
             timeline = book.timeline(demo)
             _, root = open_player(book, demo)
-            control(root, "play").send_keys(Keys.HOME)
-            for t in range(len(timeline["seconds"])):
-                if t:
-                    book.driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)
-                    book.wait_for(f"{demo}: t = {t}", lambda d: root.get_attribute("data-second") == str(t), 3)
+            for t in keyed_seconds(book, root, demo):
                 wrong = diagram_failures(timeline, t, book.js(DIAGRAM_JS, root))
                 book.check(not wrong, "; ".join(wrong[:3]))
                 want = [m for m in timeline["messages"] if m["t"] == t]
                 drawn += len(want)
                 silent += sum(1 for m in want if m.get("answered") is False)
+                rounds += len(expected_rounds(want, set(timeline["nodes"])))
             book.shot(f"messages-{demo}-390", root.find_element(By.CSS_SELECTOR, "[data-role=messages]"))
         book.check(silent > 0, f"the Redlock timelines {demos} record no unanswered command: the crosses went unchecked")
+        book.check(rounds > 0, f"the Redlock timelines {demos} record no round of one command to several nodes")
+        # At 1280 px the diagram is drawn 480 px wide: the busiest second of each story again.
+        book.width(WIDE)
+        for demo in demos:
+            timeline = book.timeline(demo)
+            busiest = max(range(len(timeline["seconds"])),
+                          key=lambda t: sum(1 for m in timeline["messages"] if m["t"] == t))
+            _, root = open_player(book, demo)
+            go_to(book, root, busiest)
+            wrong = diagram_failures(timeline, busiest, book.js(DIAGRAM_JS, root))
+            book.check(not wrong, "1280 px: " + "; ".join(wrong[:3]))
     finally:
         book.width(WIDE)
     book.report.verified(f"390 px, {', '.join(demos)}: every second's message diagram draws a lane per client, node and "
                          f"the storage and all {drawn} recorded commands, the {silent} a paused or down node left "
-                         f"unanswered as a cross and \"no reply\", text at least {MIN_DIAGRAM_PX} px inside the page")
+                         f"unanswered as a cross and \"no reply\", text at least {MIN_DIAGRAM_PX} px inside the page; "
+                         f"the {rounds} rounds each in one band with its replies counted, every call of several "
+                         f"commands named once, no second taller than {MAX_REDLOCK_DIAGRAM_PX} px; the busiest "
+                         "second of each the same at 1280 px")

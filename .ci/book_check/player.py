@@ -366,7 +366,7 @@ def check_menu_speed_and_events(book):
 MESSAGES_JS = """
 const root = arguments[0];
 const box = root.querySelector('[data-role=messages]');
-return {hidden: box.hidden, items: [...box.querySelectorAll('[data-role=message-list] li')].map((li) =>
+return {hidden: box.hidden, items: [...box.querySelectorAll('[data-role=message-list] li[data-to]')].map((li) =>
             [li.getAttribute('data-client'), li.getAttribute('data-to'), li.textContent]),
         arrows: box.querySelectorAll('svg line.tl-request, svg line.tl-reply').length,
         status: root.querySelector('[data-role=status]').textContent};"""

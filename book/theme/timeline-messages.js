@@ -2,13 +2,18 @@
 // Lamport diagram, a vertical lane per client, Redis (or, in a Redlock story,
 // each of its nodes) and the storage, time running down, an arrow per command
 // and a dashed one back per reply; a node that said nothing (paused, down)
-// gets a cross and "no reply" instead. The grader records the commands with
-// each run (the timeline's `messages`); the player calls
-// `LockTimeline.drawMessages` at every second.
+// gets a cross and "no reply" instead. A call of several commands (a write
+// and its WAIT, Redlock's SET to every node) is named once over them, each
+// command keeping its own reply; a round of one command to several nodes is
+// drawn in one band (timeline-calls.js cuts a second into calls). The grader
+// records the commands with each run (the timeline's `messages`); the player
+// calls `LockTimeline.drawMessages` at every second.
 (function () {
     'use strict';
 
     const { h } = window.LockTimeline;
+    const { callsOf, callName, layout, meaningOf, answered, shortReply, roundSummary, roundLine, wordOf, ROW, ROUND_EXTRA } =
+        window.LockTimeline.calls;
 
     const SVG = 'http://www.w3.org/2000/svg';
 
@@ -48,86 +53,21 @@
         return [...timeline.clients, ...servers];
     }
 
-    /** The lane group whose actions a message's reply can mean: the storage, or the lock's servers. */
-    function groupOf(lane) {
-        return lane === 'storage' ? 'storage' : 'redis';
-    }
-
-    // The actions a reply can mean, by the lane that answered.
-    const LANE_OF = {
-        acquired: 'redis',
-        denied: 'redis',
-        released: 'redis',
-        release_refused: 'redis',
-        deleted_other: 'redis',
-        renewed: 'redis',
-        lease_lost: 'redis',
-        read: 'storage',
-        wrote: 'storage',
-        read_rejected: 'storage',
-        write_rejected: 'storage',
-    };
-
-    /** What an action says a reply meant: "written", "rejected: 33 < 34", "not renewed". */
-    function meaningOf(action) {
-        switch (action.kind) {
-            case 'wrote':
-                return 'written';
-            case 'read':
-                return action.text;
-            case 'write_rejected':
-            case 'read_rejected':
-                return action.text.replace(/^(write|read) /, '');
-            case 'acquired':
-                return 'granted';
-            case 'denied':
-                return 'taken: not granted';
-            case 'released':
-                return 'deleted: released';
-            case 'release_refused':
-                return 'not its lock: nothing deleted';
-            case 'deleted_other':
-                return `deleted someone else's lock`;
-            case 'renewed':
-                return action.unsafe ? 'not renewed: not its key' : 'renewed';
-            case 'lease_lost':
-                return 'not renewed: the job stops';
-            default:
-                return action.text;
-        }
-    }
-
     /**
-     * What each of a second's replies meant, read off what the client did
-     * in that second (its recorded actions): a reply alone says `(integer)
-     * 0` for a plain write that succeeded and for a fenced write the storage
-     * refused. A client's commands to one lane are paired in order with its
-     * actions on that lane; where a call took several commands (five SETs
-     * of Redlock, a WAIT after a grant), the last of them carries the
-     * meaning. Returns a Map from message to words.
+     * What each reply of a one-command call meant, read off what the client
+     * did with it: a reply alone says `(integer) 0` for a plain write that
+     * succeeded and for a fenced write the storage refused. A call of
+     * several commands says what it did once, in its name, and each of its
+     * commands gets its own reply. Returns a Map from message to words.
      */
-    function meanings(timeline, second, messages) {
+    function meanings(calls) {
         const out = new Map();
-        for (const client of timeline.clients) {
-            for (const lane of ['redis', 'storage']) {
-                const sent = messages.filter((m) => m.client === client && groupOf(m.to) === lane);
-                const did = second.clients[client].actions.filter((a) => LANE_OF[a.kind] === lane);
-                if (sent.length === 0 || did.length === 0) {
-                    continue;
-                }
-                if (sent.length === did.length) {
-                    sent.forEach((m, i) => out.set(m, meaningOf(did[i])));
-                } else {
-                    out.set(sent[sent.length - 1], did.map(meaningOf).join('; '));
-                }
+        for (const call of calls) {
+            if (call.messages.length === 1 && call.actions.length) {
+                out.set(call.messages[0], call.actions.map(meaningOf).join('; '));
             }
         }
         return out;
-    }
-
-    /** Whether the server answered (files without the field: it did). */
-    function answered(m) {
-        return m.answered !== false;
     }
 
     /** A reply and its meaning in a few characters: "0 = rejected: 33 < 34"; "no reply" for none. */
@@ -152,12 +92,130 @@
         return /^(rejected|not )/.test(meaning || '');
     }
 
+    /** A label cut to what fits in `px` at 13 px (the list under the picture has it whole). */
+    function cut(label, px) {
+        const room = Math.max(3, Math.floor((px - 8) / (13 * 0.6)));
+        return label.length > room ? label.slice(0, room - 1) + '…' : label;
+    }
+
+    /**
+     * Draws one command and its reply (or the cross where none came) into
+     * `group`: the arrow out from `y`, the reply back, and the reply's label,
+     * which says what the call meant when the call is this one command.
+     */
+    function drawOne(group, p, m, y, meaning) {
+        const { from, to, width, arrowhead } = p;
+        const label = meaning === undefined ? shortReply(m) : replyLabel(m, meaning);
+        group.append(svg('line', { x1: from, y1: y, x2: to, y2: y + ROW - 6, class: 'tl-request', 'marker-end': arrowhead }));
+        if (answered(m)) {
+            const rejected = refused(meaning);
+            group.append(svg('line', { x1: to, y1: y + ROW, x2: from, y2: y + 2 * ROW - 6, class: rejected ? 'tl-reply tl-refused' : 'tl-reply', 'marker-end': arrowhead }));
+        } else {
+            // Nothing comes back: a cross where the request met the silent node.
+            group.append(svg('text', { x: to, y: y + ROW + 2, 'text-anchor': 'middle', class: 'tl-no-reply-mark' }, '×'));
+        }
+        group.append(svg('text', { x: labelX(from, to, label, width), y: y + ROW + ROW / 2 - 4, 'text-anchor': 'middle', class: answered(m) ? 'tl-arrow-label' : 'tl-arrow-label tl-no-reply', 'data-meaning': meaning || '' }, label));
+    }
+
+    /**
+     * Draws a round, one command to several nodes, in one band: the arrows
+     * fan out together under one label ("1–5 SET"), each node's reply sits
+     * on its lane ("OK", "nil", or a cross), the replies come back together,
+     * and one label says what they came to ("3 OK, 2 no reply"). Each
+     * command keeps its own group, so that what is drawn for it can be counted.
+     */
+    function drawRound(picture, x, gap, width, arrowhead, block) {
+        const { round, first } = block;
+        const y = block.y;
+        const from = x(round[0].client);
+        const far = round.map((m) => x(m.to)).reduce((a, b) => (Math.abs(b - from) > Math.abs(a - from) ? b : a));
+        const band = svg('g', { class: 'tl-round', 'data-first': first, 'data-size': round.length });
+        const ask = `${first + 1}–${first + round.length} ${wordOf(round[0])}`;
+        band.append(svg('text', { x: labelX(from, far, ask, width), y: y + ROW / 2 - 4, 'text-anchor': 'middle', class: 'tl-arrow-label' }, ask));
+        round.forEach((m, k) => {
+            const to = x(m.to);
+            const group = svg('g', { class: 'tl-message', 'data-index': first + k, 'data-answered': answered(m) });
+            group.append(svg('line', { x1: from, y1: y, x2: to, y2: y + ROW - 6, class: 'tl-request', 'marker-end': arrowhead }));
+            if (answered(m)) {
+                group.append(svg('text', { x: to, y: y + ROW + 8, 'text-anchor': 'middle', class: 'tl-arrow-label tl-node-reply' }, cut(shortReply(m), gap)));
+                group.append(svg('line', { x1: to, y1: y + ROW + ROUND_EXTRA, x2: from, y2: y + 2 * ROW + ROUND_EXTRA - 6, class: 'tl-reply', 'marker-end': arrowhead }));
+            } else {
+                group.append(svg('text', { x: to, y: y + ROW + 8, 'text-anchor': 'middle', class: 'tl-no-reply-mark' }, '×'));
+            }
+            band.append(group);
+        });
+        const summary = roundSummary(round);
+        band.append(svg('text', { x: labelX(from, far, summary, width), y: y + ROW + ROUND_EXTRA + ROW / 2 + 2, 'text-anchor': 'middle', class: 'tl-arrow-label tl-round-summary' }, summary));
+        picture.append(band);
+    }
+
+    /**
+     * Draws a call's name over its commands, and a bar down its client's
+     * lane as far as its last reply; returns the call's group, which its
+     * commands are drawn into.
+     */
+    function drawCallName(picture, x, width, block) {
+        const lane = x(block.call.client);
+        const name = cut(callName(block.call), width);
+        const wide = name.length * 13 * 0.6;
+        const start = Math.max(4, Math.min(lane - 10, width - wide - 4));
+        const group = svg('g', { class: 'tl-call', 'data-client': block.call.client, 'data-size': block.call.messages.length });
+        group.append(svg('text', { x: start, y: block.y + 13, class: 'tl-arrow-label tl-call-name' }, name));
+        group.append(svg('line', { x1: lane, y1: block.y + 17, x2: lane, y2: block.end, class: 'tl-call-span' }));
+        picture.append(group);
+        return group;
+    }
+
+    /** A list item for one command, numbered as in the picture. */
+    function listItem(m, i, meaning) {
+        return h(
+            'li',
+            { value: i + 1, 'data-client': m.client, 'data-to': m.to, 'data-answered': answered(m), 'data-meaning': meaning || '' },
+            `${m.client} → ${laneName(m.to)}: `,
+            h('code', {}, m.command),
+            answered(m) ? ' ← ' : ' ✗ ',
+            h('code', {}, m.reply),
+            meaning ? h('span', { class: 'tl-meaning' }, ` = ${meaning}`) : null
+        );
+    }
+
+    /**
+     * The list under the picture: every command and reply in full, in the
+     * order sent. A call of several commands is one item that says its name
+     * and its rounds ("SET to 5 nodes: 3 OK, 2 no reply") and opens onto its
+     * commands, so that five nodes' replies do not make the page tall.
+     */
+    function messageList(calls, messages, meant) {
+        const items = calls.map((call) => {
+            if (call.messages.length === 1) {
+                const m = call.messages[0];
+                return listItem(m, messages.indexOf(m), meant.get(m));
+            }
+            const rounds = layout([call], messages, 0)
+                .blocks.filter((b) => b.round)
+                .map((b) => roundLine(b.round));
+            return h(
+                'li',
+                { class: 'tl-call-item', 'data-role': 'call', 'data-client': call.client },
+                h(
+                    'details',
+                    {},
+                    h('summary', {}, [callName(call), ...rounds].join('. ')),
+                    h('ol', { class: 'tl-call-commands' }, call.messages.map((m) => listItem(m, messages.indexOf(m))))
+                )
+            );
+        });
+        return h('ol', { class: 'tl-message-list', 'data-role': 'message-list' }, items);
+    }
+
     /**
      * Draws one second's messages as a Lamport diagram: a vertical lane per
-     * client, Redis and the storage, time running down, an arrow per command
-     * and one back per reply, numbered; the numbered list under it gives
-     * each command and reply in full. Runs recorded without commands leave
-     * the container empty and hidden.
+     * client, Redis (or each node) and the storage, time running down, an
+     * arrow per command and one back per reply, numbered; a call of several
+     * commands is named once over them, and a round of one command to
+     * several nodes takes one band. The list under it gives each command and
+     * reply in full. Runs recorded without commands leave the container
+     * empty and hidden.
      */
     function drawMessages(container, timeline, second) {
         const all = timeline.messages || [];
@@ -172,9 +230,8 @@
         // phone its labels keep the 13 px of the stylesheet.
         const width = Math.round(Math.max(300, Math.min(480, container.clientWidth || 480)));
         const x = (lane) => 30 + (lanes.indexOf(lane) * (width - 60)) / (lanes.length - 1);
-        const row = 26;
-        const top = 30;
-        const height = top + Math.max(1, messages.length * 2) * row + 10;
+        const calls = callsOf(timeline, second, messages);
+        const { blocks, height } = layout(calls, messages, 30);
         const picture = svg('svg', {
             viewBox: `0 0 ${width} ${height}`,
             width,
@@ -195,47 +252,31 @@
             picture.append(svg('line', { x1: x(lane), y1: 22, x2: x(lane), y2: height - 4, class: 'tl-lane' }));
         }
         const arrowhead = `url(#tl-arrow-${timeline.name})`;
-        const meant = meanings(timeline, second, messages);
-        messages.forEach((m, i) => {
-            const y = top + i * 2 * row;
-            const [from, to] = [x(m.client), x(m.to)];
-            const word = m.command.split(' ')[0];
-            const meaning = meant.get(m);
-            // One group per message, so that what is drawn for it can be counted.
-            const group = svg('g', { class: 'tl-message', 'data-index': i, 'data-answered': answered(m) });
-            const ask = `${i + 1} ${word}`;
-            group.append(svg('line', { x1: from, y1: y, x2: to, y2: y + row - 6, class: 'tl-request', 'marker-end': arrowhead }));
-            group.append(svg('text', { x: labelX(from, to, ask, width), y: y + row / 2 - 4, 'text-anchor': 'middle', class: 'tl-arrow-label' }, ask));
-            const label = replyLabel(m, meaning);
-            if (answered(m)) {
-                const rejected = refused(meaning);
-                group.append(svg('line', { x1: to, y1: y + row, x2: from, y2: y + 2 * row - 6, class: rejected ? 'tl-reply tl-refused' : 'tl-reply', 'marker-end': arrowhead }));
+        const meant = meanings(calls);
+        const gap = (width - 60) / (lanes.length - 1);
+        let call = picture; // where the blocks of the call being drawn go
+        for (const block of blocks) {
+            const into = block.inCall ? call : picture;
+            if (block.call) {
+                call = drawCallName(picture, x, width, block);
+            } else if (block.round) {
+                drawRound(into, x, gap, width, arrowhead, block);
             } else {
-                // Nothing comes back: a cross where the request met the silent node.
-                group.append(svg('text', { x: to, y: y + row + 2, 'text-anchor': 'middle', class: 'tl-no-reply-mark' }, '×'));
+                const m = block.message;
+                const i = block.index;
+                const p = { from: x(m.client), to: x(m.to), width, arrowhead };
+                // One group per message, so that what is drawn for it can be counted.
+                const group = svg('g', { class: 'tl-message', 'data-index': i, 'data-answered': answered(m) });
+                const ask = `${i + 1} ${wordOf(m)}`;
+                group.append(svg('text', { x: labelX(p.from, p.to, ask, width), y: block.y + ROW / 2 - 4, 'text-anchor': 'middle', class: 'tl-arrow-label' }, ask));
+                drawOne(group, p, m, block.y, block.inCall ? undefined : meant.get(m) || '');
+                into.append(group);
             }
-            group.append(svg('text', { x: labelX(from, to, label, width), y: y + row + row / 2 - 4, 'text-anchor': 'middle', class: answered(m) ? 'tl-arrow-label' : 'tl-arrow-label tl-no-reply', 'data-meaning': meaning || '' }, label));
-            picture.append(group);
-        });
-        const list = h(
-            'ol',
-            { class: 'tl-message-list', 'data-role': 'message-list' },
-            messages.map((m) =>
-                h(
-                    'li',
-                    { 'data-client': m.client, 'data-to': m.to, 'data-answered': answered(m), 'data-meaning': meant.get(m) || '' },
-                    `${m.client} → ${laneName(m.to)}: `,
-                    h('code', {}, m.command),
-                    answered(m) ? ' ← ' : ' ✗ ',
-                    h('code', {}, m.reply),
-                    meant.has(m) ? h('span', { class: 'tl-meaning' }, ` = ${meant.get(m)}`) : null
-                )
-            )
-        );
+        }
         container.replaceChildren(
             h('p', { class: 'tl-messages-title' }, `Commands at t = ${second.t} s, in the order sent`),
             messages.length ? picture : h('p', { class: 'tl-quiet' }, 'No commands this second.'),
-            messages.length ? list : null
+            messages.length ? messageList(calls, messages, meant) : null
         );
     }
 

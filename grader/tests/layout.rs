@@ -211,21 +211,35 @@ fn the_learner_path_reads_the_table() {
     }
 }
 
-/// Every report ends with "Read: chapter N, Title (book/src/file.md)": the
-/// file must be a chapter of the book, and its title the chapter's heading.
+/// Every report ends with "Read: chapter N, Title — URL (offline: book/src/file.md)":
+/// the file must be a chapter of the book, its title the chapter's heading,
+/// and the URL the page mdBook makes of that file where `book/serve` serves it.
 #[test]
 fn every_rule_points_at_a_chapter_that_exists() {
     for wrong in grader::catalogue::every_wrong() {
         let chapter = wrong.breaks.chapter();
-        let (title, path) = chapter
-            .split_once(" (")
-            .and_then(|(title, rest)| Some((title, rest.strip_suffix(')')?)))
-            .unwrap_or_else(|| panic!("{chapter:?} is not \"N, Title (path)\""));
+        let (title, url, path) = chapter
+            .split_once(" — ")
+            .and_then(|(title, rest)| {
+                let (url, path) = rest.split_once(" (offline: ")?;
+                Some((title, url, path.strip_suffix(')')?))
+            })
+            .unwrap_or_else(|| panic!("{chapter:?} is not \"N, Title — URL (offline: path)\""));
         let text = read(path);
         let title = title.split_once(", ").map_or(title, |(_, title)| title);
         assert!(
             text.lines().next().is_some_and(|l| l.contains(title)),
             "{path} does not open with the heading {title:?} that {:?} names",
+            wrong.breaks
+        );
+        let page = path
+            .strip_prefix("book/src/")
+            .and_then(|file| file.strip_suffix(".md"))
+            .map(|stem| format!("{}{stem}.html", grader::exercise::chapter::SERVED_BOOK));
+        assert_eq!(
+            page.as_deref(),
+            Some(url),
+            "{:?} names a page that is not {path}'s",
             wrong.breaks
         );
     }

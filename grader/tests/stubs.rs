@@ -151,7 +151,8 @@ fn the_first_grading_is_a_line_per_exercise_and_where_to_begin() {
     assert!(
         stdout.contains(
             "\nBegin with token, in exercises/src/token.rs. Read chapter 1, Why a lock, and the \
-             single-instance lock (book/src/single-instance.md).\n"
+             single-instance lock — http://localhost:3000/single-instance.html \
+             (offline: book/src/single-instance.md).\n"
         ),
         "{stdout}"
     );

@@ -24,13 +24,13 @@ pub fn announce(board: &Board, exercise: &str) -> String {
             );
             format!(
                 "✓ {exercise} passes all {total} checks. Next: {next}, {place}; read chapter {}.",
-                exercise::chapter_of(next).served_line()
+                exercise::chapter_of(next).line()
             )
         }
         None => format!(
             "✓ {exercise} passes all {total} checks, and so does every other: your lock keeps \
              every rule of the course. Read on: chapter {}.",
-            chapter::REDLOCK_DEBATE.served_line()
+            chapter::REDLOCK_DEBATE.line()
         ),
     }
 }
@@ -52,7 +52,8 @@ mod tests {
             announce(&board, "release"),
             format!(
                 "✓ release passes all {checks} checks. Next: extend, in exercises/src/extend.rs; \
-                 read chapter 3.1, Renewal and the watchdog (http://localhost:3000/renewal.html)."
+                 read chapter 3.1, Renewal and the watchdog — http://localhost:3000/renewal.html \
+                 (offline: book/src/renewal.md)."
             )
         );
         for x in board.exercises() {
@@ -61,7 +62,8 @@ mod tests {
         let last = announce(&board, "scenarios");
         assert!(
             last.ends_with(
-                "Read on: chapter 7, The Redlock debate (http://localhost:3000/redlock.html)."
+                "Read on: chapter 7, The Redlock debate — http://localhost:3000/redlock.html \
+                 (offline: book/src/redlock.md)."
             ),
             "{last}"
         );

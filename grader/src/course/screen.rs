@@ -210,7 +210,7 @@ fn exercise(
         exercise::file_of(x).unwrap_or_else(|| "the book's stories, with your whole lock".into());
     let mut head = vec![
         format!("▶ {x} · {place} · {} of {} checks pass", t.passed, t.total),
-        format!("  Read: chapter {}", exercise::chapter_of(x).served_line()),
+        format!("  Read: chapter {}", exercise::chapter_of(x).line()),
         String::new(),
     ];
     // The checks, a few to a line.
@@ -350,8 +350,8 @@ mod tests {
         );
         assert!(
             screen.contains(
-                "  Read: chapter 2, Releasing: check, then delete, in one step \
-                 (http://localhost:3000/releasing.html)\n"
+                "  Read: chapter 2, Releasing: check, then delete, in one step — \
+                 http://localhost:3000/releasing.html (offline: book/src/releasing.md)\n"
             ),
             "the chapter's page in the served book:\n{screen}"
         );

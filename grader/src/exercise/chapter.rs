@@ -3,9 +3,10 @@
 //! An exercise names the chapter that explains it, and so does every rule a
 //! report can name ([`crate::verdict::Rule`]); both point at one of these
 //! values, so a chapter's number, file and title cannot drift apart between
-//! the exercise table, the reports and the loop. A report names a chapter by
-//! its file, which is there without a server; `cargo course` and the class
-//! summary name its page in the book that `book/serve` serves.
+//! the exercise table, the reports and the loop. Reports, the harness's
+//! "Begin with" line and `cargo course` all name a chapter with
+//! [`Chapter::line`]: its page in the book that `book/serve` serves, and its
+//! file for a reader without the server; the class summary links the page.
 
 /// Where `book/serve` serves the book: chapter links point there.
 pub const SERVED_BOOK: &str = "http://localhost:3000/";
@@ -22,10 +23,19 @@ pub struct Chapter {
 }
 
 impl Chapter {
-    /// The chapter as a reader finds it: number, title and file, e.g.
-    /// `2, Releasing: check, then delete, in one step (book/src/releasing.md)`.
+    /// The chapter as a reader finds it, the one way every report and the
+    /// loop name it: number, title, its page in the served book and, for a
+    /// reader without `book/serve`, its file, e.g. `2, Releasing: check, then
+    /// delete, in one step — http://localhost:3000/releasing.html (offline:
+    /// book/src/releasing.md)`.
     pub fn line(&self) -> String {
-        format!("{}, {} ({})", self.number, self.title, self.path())
+        format!(
+            "{}, {} — {} (offline: {})",
+            self.number,
+            self.title,
+            self.url(),
+            self.path()
+        )
     }
 
     /// Its file, from the repository's root.
@@ -42,13 +52,6 @@ impl Chapter {
     /// Its page where `book/serve` serves it.
     pub fn url(&self) -> String {
         format!("{SERVED_BOOK}{}", self.page())
-    }
-
-    /// The chapter as a reader of the served book finds it: number, title
-    /// and page, e.g. `2, Releasing: check, then delete, in one step
-    /// (http://localhost:3000/releasing.html)`.
-    pub fn served_line(&self) -> String {
-        format!("{}, {} ({})", self.number, self.title, self.url())
     }
 }
 

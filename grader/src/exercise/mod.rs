@@ -167,8 +167,9 @@ mod tests {
     #[test]
     fn every_chapter_has_its_page_in_the_served_book() {
         assert_eq!(
-            chapter_of("release").served_line(),
-            "2, Releasing: check, then delete, in one step (http://localhost:3000/releasing.html)"
+            chapter_of("release").line(),
+            "2, Releasing: check, then delete, in one step — http://localhost:3000/releasing.html \
+             (offline: book/src/releasing.md)"
         );
         assert_eq!(chapter_of(SCENARIOS).page(), "timeout.html");
         for e in EXERCISES {

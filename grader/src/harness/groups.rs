@@ -150,6 +150,13 @@ mod tests {
             "{step}"
         );
         assert!(step.contains("`cargo test -p exercises token::`"), "{step}");
+        assert!(
+            step.contains(
+                "— http://localhost:3000/single-instance.html \
+                 (offline: book/src/single-instance.md)."
+            ),
+            "the chapter's served page and its file: {step}"
+        );
 
         let halfway = [
             ("token::a", &p),

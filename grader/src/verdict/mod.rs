@@ -150,7 +150,7 @@ impl Property {
     }
 
     /// The book chapter that explains the rule, as a reader finds it
-    /// (`2, Releasing: check, then delete, in one step (book/src/releasing.md)`).
+    /// ([`crate::exercise::chapter::Chapter::line`]: title, served page and file).
     pub fn chapter(self) -> String {
         self.row().chapter.line()
     }
