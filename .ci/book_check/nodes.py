@@ -210,7 +210,10 @@ return {
         requests: g.querySelectorAll('line.tl-request').length,
         replies: g.querySelectorAll('line.tl-reply').length,
         crosses: g.querySelectorAll('.tl-no-reply-mark').length,
-        labels: [...g.querySelectorAll('.tl-arrow-label')].map((t) => t.textContent),
+        // A command of a round says "no reply" in the round's one summary, not under its own cross.
+        labels: [...g.querySelectorAll('.tl-arrow-label'),
+                 ...(g.closest('g.tl-round') ? g.closest('g.tl-round').querySelectorAll('.tl-round-summary') : [])]
+            .map((t) => t.textContent),
         outside: [...g.querySelectorAll('text')].filter((t) => { const b = t.getBBox(); return b.x < -0.5 || b.x + b.width > width + 0.5; })
             .map((t) => t.textContent)})),
     font: Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * scale)),
@@ -255,7 +258,7 @@ def diagram_failures(timeline, t, shown):
         if drawn != ((1, 1, 0) if answered else (1, 0, 1)):
             wrong.append(f"{where}, message {i} ({m['client']} to {m['to']}, answered: {answered}): drawn with "
                          f"{drawn[0]} request, {drawn[1]} reply arrows and {drawn[2]} crosses")
-        if not answered and not any(label.startswith("no reply") for label in g["labels"]):
+        if not answered and not any("no reply" in label for label in g["labels"]):
             wrong.append(f"{where}, message {i}: unanswered, but labelled {g['labels']}")
         if g["outside"]:
             wrong.append(f"{where}, message {i}: labels {g['outside']} run out of the picture")
