@@ -52,6 +52,7 @@
 //!   and the correct variants the grader is tested against.
 
 pub mod acl;
+pub mod call;
 pub mod catalogue;
 pub mod checks;
 pub mod clock;

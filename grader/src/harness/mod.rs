@@ -43,7 +43,6 @@ use std::time::{Duration, Instant};
 
 pub use arguments::Arguments;
 pub use capture::{Output, spelled_out};
-pub(crate) use child::CHECK_VAR;
 pub use outcome::{Cause, End, Outcome};
 pub use summary::Counts;
 pub use supervise::{Finished, Limits};

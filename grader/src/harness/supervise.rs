@@ -28,6 +28,7 @@ use super::capture::Output;
 use super::child::{CHECK_VAR, VERDICT_FD, VERDICT_FD_VAR};
 use super::outcome::{Cause, End, Outcome};
 use crate::deadline;
+use crate::recording::{self, RUNS_DIR_VAR};
 use crate::sys::{self, ChildSetup, Rlimit};
 
 /// SIGABRT, as an exit status names it: what a failed allocation ends in.
@@ -90,6 +91,12 @@ fn supervise(
     let (channel, channel_end) = io::pipe()?;
     let (output, output_end) = io::pipe()?;
     let mut command = Command::new(exe);
+    // Where a failed story's run is kept, unless the caller says.
+    if std::env::var_os(RUNS_DIR_VAR).is_none()
+        && let Some(runs) = recording::beside(exe)
+    {
+        command.env(RUNS_DIR_VAR, runs);
+    }
     command
         .env(CHECK_VAR, check)
         .env(VERDICT_FD_VAR, VERDICT_FD.to_string())
