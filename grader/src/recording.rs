@@ -113,4 +113,17 @@ mod tests {
         write(&dir, "scenarios::race", None).expect("forgetting twice is fine");
         let _ = fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn a_program_keeps_its_runs_in_the_target_directory_it_was_built_in() {
+        let runs = Path::new("target/course/runs");
+        assert_eq!(
+            beside(Path::new("target/debug/judge")).as_deref(),
+            Some(runs)
+        );
+        assert_eq!(
+            beside(Path::new("target/debug/deps/harness-1f2e")).as_deref(),
+            Some(runs)
+        );
+    }
 }

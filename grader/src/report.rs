@@ -291,4 +291,58 @@ mod tests {
             );
         }
     }
+
+    fn watched(
+        outcome: Result<Verdict, GradeError>,
+        refused: Option<Refused>,
+    ) -> Watched<Result<Verdict, GradeError>> {
+        Watched { outcome, refused }
+    }
+
+    #[test]
+    fn a_refused_command_fails_a_check_that_passed_and_shows_what_led_to_it() {
+        let refused = Refused {
+            refusal: crate::confine::Refusal {
+                command: "SCRIPT|FLUSH".into(),
+                why: "it empties every check's script cache".into(),
+            },
+            record: vec![Step::Sent {
+                command: "GET k".into(),
+                reply: "(nil)".into(),
+            }],
+        };
+        let verdict = Verdict::of_watched(
+            "x::y",
+            "your lock",
+            watched(Ok(Verdict::Pass), Some(refused)),
+        );
+        let Ok(Verdict::Fail(report)) = verdict else {
+            panic!("a refusal fails the check: {verdict:?}");
+        };
+        assert_eq!(report.refused_command(), Some("SCRIPT FLUSH"));
+        assert!(report.to_string().contains("1. GET k → (nil)"), "{report}");
+        let passed = Verdict::of_watched("x::y", "your lock", watched(Ok(Verdict::Pass), None));
+        assert!(matches!(passed, Ok(Verdict::Pass)), "{passed:?}");
+    }
+
+    #[test]
+    fn an_unreadable_row_breaks_the_rule_of_its_field_and_other_errors_stay_errors() {
+        for (field, property) in [
+            ("fence", Property::StorageRemembersHighest),
+            ("value", Property::StorageKeepsValue),
+        ] {
+            let error = GradeError::RowNotANumber {
+                field,
+                held: "x".into(),
+            };
+            let verdict = Verdict::of_watched("x::y", "your lock", watched(Err(error), None));
+            let Ok(Verdict::Fail(report)) = verdict else {
+                panic!("an unreadable row fails the check: {verdict:?}");
+            };
+            assert_eq!(report.property(), Some(property));
+        }
+        let other = GradeError::Claim("no id".into());
+        let verdict = Verdict::of_watched("x::y", "your lock", watched(Err(other), None));
+        assert!(matches!(verdict, Err(GradeError::Claim(_))), "{verdict:?}");
+    }
 }
