@@ -46,14 +46,15 @@ static USERS: Mutex<BTreeMap<String, Vec<String>>> = Mutex::new(BTreeMap::new())
 
 /// Signs `con` in as a new user limited to the keys and channels that start
 /// with `namespace` (a world's) and to the commands learner code may send; the
-/// user lives until the world closes. False when the grader may not create
-/// users here.
-pub fn confine(con: &mut Connection, namespace: &str) -> Result<bool, GradeError> {
+/// user lives until the world closes, and its name carries the id of `run`, the
+/// run's claimed prefix ([`prefix::run`]), so that a later run can tell a dead
+/// run's users from a live one's. False when the grader may not create users
+/// here.
+pub fn confine(con: &mut Connection, run: &str, namespace: &str) -> Result<bool, GradeError> {
     if MAY_CREATE.load(Ordering::Relaxed) == NO {
         return Ok(false);
     }
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let run = prefix::run()?;
     let name = format!(
         "{}{}-{}",
         user_prefix(),

@@ -52,6 +52,7 @@
 //!   and the correct variants the grader is tested against.
 
 pub mod acl;
+pub mod call;
 pub mod catalogue;
 pub mod checks;
 pub mod clock;
@@ -65,8 +66,10 @@ pub mod explore;
 pub mod harness;
 pub mod isolation;
 pub mod judge;
+pub mod limits;
 pub mod lock;
 pub mod model;
+pub mod outcome;
 // Signals its Redis processes and removes its containers at exit with system
 // calls of its own (kill, atexit).
 #[allow(unsafe_code)]
@@ -125,7 +128,7 @@ pub fn grade(name: &str, lock: &Lock) {
     use harness::Outcome;
     let outcome = checks::named(name).map_or_else(
         || Outcome::no_such_check(name),
-        |check| Outcome::of(check, lock),
+        |check| harness::outcome_of(check, lock),
     );
     match outcome {
         Outcome::Passed => {}

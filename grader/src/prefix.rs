@@ -7,7 +7,7 @@
 //! *claimed* on the server with `SET … NX` before the first key is written.
 //! Should two runs ever draw the same id, the second one's claim fails and it
 //! draws again; should a run be killed, its claim outlives every key the run
-//! may have left (they carry a safety TTL, [`crate::world::SAFETY_TTL_MS`]), so
+//! may have left (they carry a safety TTL, [`SAFETY_TTL_MS`]), so
 //! no later run can take the id while those keys still exist. While the run
 //! lasts, a thread of its own keeps the claim alive.
 //!
@@ -22,7 +22,11 @@ use redis::Connection;
 
 use crate::error::GradeError;
 use crate::server;
-use crate::world::SAFETY_TTL_MS;
+
+/// How long the grader's own keys survive a killed test process, in ms: every
+/// key under a run's prefix carries it, so the prefix's claim is made to
+/// outlive it.
+pub const SAFETY_TTL_MS: u64 = 3_600_000;
 
 /// The course prefix when `GRADER_KEY_PREFIX` is not set.
 pub const DEFAULT_COURSE_PREFIX: &str = "dlcourse:";

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use crate::timeline::Timeline;
 
-/// The environment variable that says where runs are kept. Unset, a check's
-/// process of the harness keeps them in `course/runs` of the target
-/// directory it was built in, and a check run any other way keeps none.
+/// The environment variable that says where runs are kept. Unset, the harness
+/// sets it for each check's process to `course/runs` of the target directory
+/// it was built in ([`beside`]), and a check run any other way keeps none.
 pub const RUNS_DIR_VAR: &str = "GRADER_RUNS_DIR";
 
 /// The folder of kept runs inside a target directory.
@@ -67,15 +67,19 @@ fn write(dir: &Path, check: &str, run: Option<&Timeline>) -> io::Result<()> {
     }
 }
 
-/// Where runs are kept in this process, if anywhere.
+/// Where runs are kept in this process, if anywhere: only where
+/// [`RUNS_DIR_VAR`] says, so that a check run any other way keeps none.
 fn dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(RUNS_DIR_VAR) {
-        return (!dir.is_empty()).then(|| PathBuf::from(dir));
-    }
-    std::env::var_os(crate::harness::CHECK_VAR)?;
+    let dir = std::env::var_os(RUNS_DIR_VAR)?;
+    (!dir.is_empty()).then(|| PathBuf::from(dir))
+}
+
+/// Where the checks of the program `exe` keep their runs when
+/// [`RUNS_DIR_VAR`] is not set: `course/runs` of the target directory it was
+/// built in. The harness hands this to each check's process.
+pub fn beside(exe: &Path) -> Option<PathBuf> {
     // The judge lives in TARGET/PROFILE/, a test binary (the grader's own
     // tests) in TARGET/PROFILE/deps/.
-    let exe = std::env::current_exe().ok()?;
     let mut profile = exe.parent()?;
     if profile.file_name().is_some_and(|name| name == "deps") {
         profile = profile.parent()?;
@@ -108,5 +112,18 @@ mod tests {
         assert!(!file(&dir, "scenarios::race").exists());
         write(&dir, "scenarios::race", None).expect("forgetting twice is fine");
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_program_keeps_its_runs_in_the_target_directory_it_was_built_in() {
+        let runs = Path::new("target/course/runs");
+        assert_eq!(
+            beside(Path::new("target/debug/judge")).as_deref(),
+            Some(runs)
+        );
+        assert_eq!(
+            beside(Path::new("target/debug/deps/harness-1f2e")).as_deref(),
+            Some(runs)
+        );
     }
 }

@@ -8,9 +8,10 @@
 
 use std::fmt;
 
-use crate::sandbox::Failure;
+use crate::call::{Failure, Step};
+use crate::confine::{Refused, Watched};
+use crate::error::GradeError;
 use crate::verdict::{HINT_LEVELS, Property, Violation};
-use crate::wire::Step;
 
 /// How a check ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +27,35 @@ pub enum Verdict {
     },
     /// A rule broke, or the lock's code failed.
     Fail(Box<Report>),
+}
+
+impl Verdict {
+    /// The verdict of `check` on the lock called `lock`, from what its run
+    /// gave: a command the grader refused fails the check whatever the check
+    /// itself concluded, and a storage row that holds no whole number
+    /// ([`GradeError::RowNotANumber`]) breaks a rule, whichever check read it.
+    /// Any other error stays an error.
+    pub fn of_watched(
+        check: &str,
+        lock: &str,
+        watched: Watched<Result<Verdict, GradeError>>,
+    ) -> Result<Verdict, GradeError> {
+        let verdict = match watched.outcome {
+            Err(GradeError::RowNotANumber { field, held }) => {
+                Verdict::Fail(Box::new(Report::broken(
+                    check,
+                    lock,
+                    Violation::row_not_a_number(field, &held),
+                    Vec::new(),
+                )))
+            }
+            outcome => outcome?,
+        };
+        Ok(match watched.refused {
+            None => verdict,
+            Some(refused) => Verdict::Fail(Box::new(Report::of_refused(check, lock, &refused))),
+        })
+    }
 }
 
 /// Why a check failed.
@@ -104,6 +134,20 @@ impl Report {
             problem: Problem::Refused { command, why },
             evidence,
         }
+    }
+
+    /// The report for a command the grader refused ([`crate::confine`]), with
+    /// what the lock's code sent up to it.
+    pub fn of_refused(check: &str, lock: &str, refused: &Refused) -> Report {
+        let mut evidence = String::from("What your code sent, up to the refused command:\n");
+        numbered(&mut evidence, &refused.record);
+        Report::refused(
+            check,
+            lock,
+            refused.refusal.command.replace('|', " "),
+            refused.refusal.why.clone(),
+            vec![evidence],
+        )
     }
 
     /// The command the grader refused to send, if that is what failed the check.
@@ -246,5 +290,59 @@ mod tests {
                 "{rule:?}: the third hint is h's:\n{text}"
             );
         }
+    }
+
+    fn watched(
+        outcome: Result<Verdict, GradeError>,
+        refused: Option<Refused>,
+    ) -> Watched<Result<Verdict, GradeError>> {
+        Watched { outcome, refused }
+    }
+
+    #[test]
+    fn a_refused_command_fails_a_check_that_passed_and_shows_what_led_to_it() {
+        let refused = Refused {
+            refusal: crate::confine::Refusal {
+                command: "SCRIPT|FLUSH".into(),
+                why: "it empties every check's script cache".into(),
+            },
+            record: vec![Step::Sent {
+                command: "GET k".into(),
+                reply: "(nil)".into(),
+            }],
+        };
+        let verdict = Verdict::of_watched(
+            "x::y",
+            "your lock",
+            watched(Ok(Verdict::Pass), Some(refused)),
+        );
+        let Ok(Verdict::Fail(report)) = verdict else {
+            panic!("a refusal fails the check: {verdict:?}");
+        };
+        assert_eq!(report.refused_command(), Some("SCRIPT FLUSH"));
+        assert!(report.to_string().contains("1. GET k → (nil)"), "{report}");
+        let passed = Verdict::of_watched("x::y", "your lock", watched(Ok(Verdict::Pass), None));
+        assert!(matches!(passed, Ok(Verdict::Pass)), "{passed:?}");
+    }
+
+    #[test]
+    fn an_unreadable_row_breaks_the_rule_of_its_field_and_other_errors_stay_errors() {
+        for (field, property) in [
+            ("fence", Property::StorageRemembersHighest),
+            ("value", Property::StorageKeepsValue),
+        ] {
+            let error = GradeError::RowNotANumber {
+                field,
+                held: "x".into(),
+            };
+            let verdict = Verdict::of_watched("x::y", "your lock", watched(Err(error), None));
+            let Ok(Verdict::Fail(report)) = verdict else {
+                panic!("an unreadable row fails the check: {verdict:?}");
+            };
+            assert_eq!(report.property(), Some(property));
+        }
+        let other = GradeError::Claim("no id".into());
+        let verdict = Verdict::of_watched("x::y", "your lock", watched(Err(other), None));
+        assert!(matches!(verdict, Err(GradeError::Claim(_))), "{verdict:?}");
     }
 }

@@ -32,6 +32,7 @@ use std::time::Duration;
 
 use redis::RedisResult;
 
+pub use crate::call::Failure;
 use crate::wire::{COMMAND_BUDGET, OverBudget, Wire};
 
 /// How long one call of the lock may go on in real time without sending a
@@ -42,35 +43,8 @@ pub const CALL_LIMIT: Duration = Duration::from_secs(3);
 /// The name of the threads that run learner code.
 const LEARNER_THREAD: &str = "lock-under-test";
 
-/// How a call of the lock failed to return a value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
-    /// The function still holds its `todo!()`.
-    NotStarted {
-        /// The stub's message.
-        message: String,
-    },
-    /// The function panicked.
-    Panicked {
-        /// The panic message.
-        message: String,
-        /// Where, as `file:line`, when known.
-        location: Option<String>,
-    },
-    /// The function sent no command and did not return for [`CALL_LIMIT`].
-    TimedOut {
-        /// How many commands it had sent by then.
-        commands: usize,
-    },
-    /// The function sent more than [`COMMAND_BUDGET`] commands in one call.
-    TooManyCommands,
-    /// The function returned an error.
-    Error {
-        /// The error, as text.
-        message: String,
-    },
-}
-
+// Worded here, beside the limits it names ([`CALL_LIMIT`], [`COMMAND_BUDGET`]), which this
+// module enforces.
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -21,8 +21,7 @@ use crate::server;
 /// the course's examples.
 pub const FIRST_FENCE_COUNTER: u64 = 32;
 
-/// How long the grader's own keys survive a killed test process, in ms.
-pub const SAFETY_TTL_MS: u64 = 3_600_000;
+pub use crate::prefix::SAFETY_TTL_MS;
 
 /// The key names of one world. The lock, the fence counter and the row share
 /// one prefix that nothing else uses: the world's namespace, the only keys
@@ -374,37 +373,6 @@ fn number<T: std::str::FromStr + Default>(
         Some(held) => held
             .parse()
             .map_err(|_| GradeError::RowNotANumber { field, held }),
-    }
-}
-
-/// `outcome`, with a row that holds something other than a whole number made
-/// a failed check: the storage wrote it, whichever check looked.
-pub fn row_not_a_number(
-    check: &str,
-    lock: &crate::Lock,
-    outcome: Result<crate::Verdict, GradeError>,
-) -> Result<crate::Verdict, GradeError> {
-    use crate::verdict::{Property, Violation};
-    match outcome {
-        Err(GradeError::RowNotANumber { field, held }) => {
-            let property = match field {
-                "fence" => Property::StorageRemembersHighest,
-                _ => Property::StorageKeepsValue,
-            };
-            let what = format!(
-                "the row's `{field}` field holds {held:?}, not a whole number: the storage \
-                 must write the token it compared into `fence` and the value into `value`"
-            );
-            Ok(crate::Verdict::Fail(Box::new(
-                crate::report::Report::broken(
-                    check,
-                    lock.name,
-                    Violation::anytime(property, what),
-                    Vec::new(),
-                ),
-            )))
-        }
-        outcome => outcome,
     }
 }
 

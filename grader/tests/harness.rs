@@ -324,3 +324,39 @@ fn in_a_runner_fake_result_lines_are_shown_and_not_counted() {
         );
     }
 }
+
+#[test]
+fn a_check_s_process_is_told_to_keep_its_runs_beside_the_judge() {
+    // Beside the judge: TARGET/PROFILE/grade-lock keeps them in TARGET/course/runs.
+    let judge = std::path::Path::new(env!("CARGO_BIN_EXE_grade-lock"));
+    let target = judge
+        .parent()
+        .and_then(|p| p.parent())
+        .expect("the judge's target directory");
+    let runs = target.join(grader::recording::RUNS_SUBDIR);
+    let check = "scenarios::normal_run";
+    let kept = grader::recording::file(&runs, check);
+    // An earlier failure, which the reference's pass forgets, if its process knows where it is.
+    let _heavy = heavy();
+    std::fs::create_dir_all(&runs).expect("the runs folder");
+    std::fs::write(&kept, "{}\n").expect("an earlier failure's file");
+    let server = grader::server::shared().unwrap_or_else(|e| panic!("no Redis: {e}"));
+    let out = Command::new(judge)
+        .args(["--exact", check])
+        .env("GRADER_LOCK", "reference")
+        .envs(server.child_env())
+        .env_remove(grader::recording::RUNS_DIR_VAR)
+        .output()
+        .expect("grade-lock runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        !kept.exists(),
+        "a pass forgets the check's kept run in {}",
+        runs.display()
+    );
+}

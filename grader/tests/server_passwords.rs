@@ -170,7 +170,8 @@ fn acl_users_work_on_the_passworded_shared_server() {
     );
     let key = format!("{namespace}k");
     let mut con = server.connect().unwrap_or_else(|e| panic!("{e}"));
-    let confined = grader::acl::confine(&mut con, &namespace)
+    let run = grader::prefix::run().unwrap_or_else(|e| panic!("the run's prefix: {e}"));
+    let confined = grader::acl::confine(&mut con, run, &namespace)
         .unwrap_or_else(|e| panic!("a user for the check: {e}"));
     assert!(confined, "the grader may create users on its own server");
     redis::cmd("SET")

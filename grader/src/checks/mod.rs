@@ -70,9 +70,8 @@ impl Check {
             lock,
         };
         crate::stall::rerun(|| {
-            crate::confine::watched(self.name, lock, || {
-                crate::world::row_not_a_number(self.name, lock, (self.run)(&ctx))
-            })
+            let watched = crate::confine::watched(|| (self.run)(&ctx));
+            Verdict::of_watched(self.name, lock.name, watched)
         })
     }
 }

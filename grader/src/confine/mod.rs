@@ -28,10 +28,7 @@ pub mod namespace;
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 
-use crate::error::GradeError;
-use crate::lock::Lock;
-use crate::report::{Report, Verdict};
-use crate::wire::Step;
+use crate::call::Step;
 pub use commands::{COMMANDS, Shape, name_of};
 pub use namespace::{Admitted, Namespace, admit};
 
@@ -42,6 +39,25 @@ pub struct Refusal {
     pub command: String,
     /// Why, in words a learner can act on.
     pub why: String,
+}
+
+/// A command the grader refused during a check, with the record of the call
+/// that sent it, up to that command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The command and why.
+    pub refusal: Refusal,
+    /// What the call sent up to it.
+    pub record: Vec<Step>,
+}
+
+/// What a watched run gave, and the first command refused during it.
+#[derive(Debug)]
+pub struct Watched<T> {
+    /// What the run returned.
+    pub outcome: T,
+    /// The first refused command, if the lock's code sent one.
+    pub refused: Option<Refused>,
 }
 
 /// Redis's own refusal of a command to a confined user ([`crate::acl`]), as
@@ -79,7 +95,7 @@ pub fn refused_by_redis(reply: &redis::RedisResult<redis::Value>) -> Option<Stri
 pub struct Ledger {
     /// The check's number in this process: its functions' names carry it.
     id: u64,
-    entries: Mutex<Vec<(Refusal, Vec<Step>)>>,
+    entries: Mutex<Vec<Refused>>,
     libraries: Mutex<Vec<String>>,
 }
 
@@ -132,10 +148,10 @@ impl Ledger {
         self.entries
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push((refusal, record));
+            .push(Refused { refusal, record });
     }
 
-    fn first(&self) -> Option<(Refusal, Vec<Step>)> {
+    fn first(&self) -> Option<Refused> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries.first().cloned()
     }
@@ -152,37 +168,21 @@ pub fn current_ledger() -> Option<Arc<Ledger>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
-/// Runs the check `check` on `lock`, and fails it if the lock's code sent a
-/// command the grader refused, whatever the check itself concluded: code that
-/// swallows the error reply must not pass with a `FLUSHALL` in its record.
-pub fn watched(
-    check: &str,
-    lock: &Lock,
-    run: impl FnOnce() -> Result<Verdict, GradeError>,
-) -> Result<Verdict, GradeError> {
+/// Runs `run`, the body of one check, with a ledger of its own that the wires
+/// opened on this thread report refused commands to, and gives what it
+/// returned with the first of them: the check's verdict is made above, from
+/// both ([`crate::report::Verdict::of_watched`]), since code that swallows
+/// the error reply must not pass with a `FLUSHALL` in its record.
+pub fn watched<T>(run: impl FnOnce() -> T) -> Watched<T> {
     let ledger = Arc::new(Ledger::default());
     let outer = CURRENT.with(|c| c.replace(Some(Arc::clone(&ledger))));
     let outcome = run();
     CURRENT.with(|c| *c.borrow_mut() = outer);
     ledger.remove_libraries();
-    let verdict = outcome?;
-    Ok(match ledger.first() {
-        None => verdict,
-        Some((refusal, record)) => Verdict::Fail(Box::new(refused(check, lock, &refusal, &record))),
-    })
-}
-
-/// The report for a refused command.
-fn refused(check: &str, lock: &Lock, refusal: &Refusal, record: &[Step]) -> Report {
-    let mut evidence = String::from("What your code sent, up to the refused command:\n");
-    crate::report::numbered(&mut evidence, record);
-    Report::refused(
-        check,
-        lock.name,
-        refusal.command.replace('|', " "),
-        refusal.why.clone(),
-        vec![evidence],
-    )
+    Watched {
+        outcome,
+        refused: ledger.first(),
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! nonce from its standard input (which then stays at its end) and keeps the
 //! channel from any process it starts, the learner's runner among them. It
 //! starts that runner, connects to the Redis the harness chose, runs the check
-//! ([`Outcome::of`]), writes `NONCE VERDICT` as one line, and exits at once.
+//! ([`super::outcome_of`]), writes `NONCE VERDICT` as one line, and exits at once.
 //! A runner that dies during the check ends it there, with a verdict that
 //! says how ([`crate::remote::on_end`]).
 
@@ -14,9 +14,9 @@ use std::io::{self, BufRead, Write};
 use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::outcome::Outcome;
 use crate::checks::{self, Check};
 use crate::lock::Lock;
+use crate::outcome::Outcome;
 use crate::{remote, server, sys};
 
 /// The environment variable that names the check a child runs.
@@ -68,7 +68,7 @@ pub(super) fn run(requested: Result<&'static Check, String>, lock: &Lock) -> ! {
     }
     let outcome = match quietly(server::shared) {
         Ok(_) => match requested {
-            Ok(check) => Outcome::of(check, lock),
+            Ok(check) => super::outcome_of(check, lock),
             Err(name) => Outcome::no_such_check(&name),
         },
         Err(e) => Outcome::NotRun {

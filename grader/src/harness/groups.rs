@@ -8,8 +8,8 @@
 //! report of `cargo test -p exercises` and the views of `cargo course` judge
 //! "not started" here.
 
-use super::outcome::Outcome;
 use crate::exercise;
+use crate::outcome::Outcome;
 
 /// The checks of a run, cut into runs of one exercise each, in their order:
 /// `(exercise, its items)`. `name` gives an item's check name.

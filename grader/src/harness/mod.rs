@@ -12,7 +12,7 @@
 //! one check (`child`), calling the learner's functions in a runner of its own
 //! ([`crate::remote`]), and sends the verdict on a private channel. A check
 //! that sends none fails, and its report says what happened to its process or
-//! to its runner ([`outcome`]). The results are printed in the checks' order,
+//! to its runner ([`crate::outcome`]). The results are printed in the checks' order,
 //! in libtest's shape ([`summary`]), and the exit status is 0 only when every
 //! selected check sent a passing verdict.
 //!
@@ -27,8 +27,7 @@ pub mod arguments;
 mod capture;
 mod child;
 pub mod groups;
-pub mod outcome;
-mod private;
+pub mod private;
 pub mod results;
 pub mod summary;
 pub(crate) mod supervise;
@@ -41,14 +40,15 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+pub use crate::outcome::{Cause, End, Outcome};
 pub use arguments::Arguments;
 pub use capture::{Output, spelled_out};
-pub(crate) use child::CHECK_VAR;
-pub use outcome::{Cause, End, Outcome};
 pub use summary::Counts;
 pub use supervise::{Finished, Limits};
 
+use crate::checks::Check;
 use crate::lock::Lock;
+use crate::report::Verdict;
 use crate::server;
 
 /// The real time a check's process may take, unless
@@ -60,10 +60,7 @@ use crate::server;
 /// machine, and more with the learner's code in a runner of its own.
 pub const TIME_LIMIT: Duration = Duration::from_secs(180);
 
-/// The memory a check's process may allocate (`RLIMIT_DATA`, see
-/// `supervise::limit_and_tie`). A check needs a few dozen MiB; a token or a
-/// loop that grows without bound stops here, before it makes the machine swap.
-pub const MEMORY_LIMIT: u64 = 512 * 1024 * 1024;
+pub use crate::limits::MEMORY_LIMIT;
 
 /// The environment variable that sets the time limit, in seconds.
 pub const TIME_LIMIT_VAR: &str = "GRADER_CHECK_TIME_LIMIT";
@@ -317,4 +314,25 @@ fn describe_filters(args: &Arguments) -> String {
         parts.push("--exact".to_string());
     }
     parts.join(" ")
+}
+
+/// Runs `check` on `lock`, in this process, and says how it ended (what a
+/// check's child process sends back; [`crate::grade`] turns it into a
+/// test's panic).
+pub(crate) fn outcome_of(check: &Check, lock: &Lock) -> Outcome {
+    match check.run(lock) {
+        Ok(Verdict::Pass) => Outcome::Passed,
+        Ok(Verdict::NotStarted { function, message }) => Outcome::NotStarted {
+            message: format!(
+                "not started: `{function}` in {} still says todo!(\"{message}\")",
+                crate::stub_file(function)
+            ),
+        },
+        Ok(Verdict::Fail(report)) => Outcome::Failed {
+            report: report.to_string(),
+        },
+        Err(e) => Outcome::NotRun {
+            reason: format!("the grader could not run this check: {e}"),
+        },
+    }
 }

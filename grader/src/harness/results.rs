@@ -19,8 +19,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::outcome::Outcome;
 use super::supervise::Finished;
+use crate::outcome::Outcome;
 
 /// The environment variable that asks the harness for a results file, at that path.
 pub const RESULTS_FILE_VAR: &str = "GRADER_RESULTS_FILE";

@@ -14,8 +14,8 @@ use std::io::{self, Write};
 use std::time::Duration;
 
 use super::groups;
-use super::outcome::Outcome;
 use super::supervise::Finished;
+use crate::outcome::Outcome;
 
 /// How the learner's output is set off from the harness's lines.
 const BAR: &str = "  │ ";

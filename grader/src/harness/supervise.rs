@@ -22,13 +22,15 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use rustix::process::{Resource, Signal};
+use rustix::process::Signal;
 
 use super::capture::Output;
 use super::child::{CHECK_VAR, VERDICT_FD, VERDICT_FD_VAR};
-use super::outcome::{Cause, End, Outcome};
 use crate::deadline;
-use crate::sys::{self, ChildSetup, Rlimit};
+use crate::limits::memory_limit;
+use crate::outcome::{Cause, End, Outcome};
+use crate::recording::{self, RUNS_DIR_VAR};
+use crate::sys::{self, ChildSetup};
 
 /// SIGABRT, as an exit status names it: what a failed allocation ends in.
 const SIGABRT: i32 = Signal::ABORT.as_raw();
@@ -90,6 +92,12 @@ fn supervise(
     let (channel, channel_end) = io::pipe()?;
     let (output, output_end) = io::pipe()?;
     let mut command = Command::new(exe);
+    // Where a failed story's run is kept, unless the caller says.
+    if std::env::var_os(RUNS_DIR_VAR).is_none()
+        && let Some(runs) = recording::beside(exe)
+    {
+        command.env(RUNS_DIR_VAR, runs);
+    }
     command
         .env(CHECK_VAR, check)
         .env(VERDICT_FD_VAR, VERDICT_FD.to_string())
@@ -160,39 +168,6 @@ fn in_plain_words(outcome: Outcome, output: &Output, limits: Limits) -> Outcome 
         },
         other => other,
     }
-}
-
-/// The memory limit of a check's process and of a learner's runner.
-///
-/// The limit is on the data segment and private writable mappings
-/// (`RLIMIT_DATA`), not on the address space (`RLIMIT_AS`): glibc reserves
-/// 64 MiB of address space for the malloc arena of each thread that meets
-/// contention, so eight busy threads reach 512 MiB of address space with a few
-/// MiB in use, and a check with five node links failed so under load. A
-/// reservation is not writable until it is used, so it does not count here,
-/// while every block a process allocates does, touched or not.
-///
-/// A process cannot raise its hard limit: where the one it inherited is
-/// lower, that one stays, so that setting the limit never fails.
-fn memory_limit(memory: u64) -> Rlimit {
-    let inherited = rustix::process::getrlimit(Resource::Data).maximum;
-    let memory = inherited.map_or(memory, |hard| memory.min(hard));
-    Rlimit {
-        resource: Resource::Data,
-        soft: memory,
-        hard: memory,
-    }
-}
-
-/// Runs in a child between fork and exec, after what is its own: the limit
-/// on its memory ([`memory_limit`]) and death with this process's thread
-/// that started it (a parent stopped by Ctrl-C can no longer enforce the
-/// time limit). For a learner's runner; a check's process gets the same from
-/// its [`ChildSetup`]. Only system calls, no allocation.
-pub(crate) fn limit_and_tie(memory: u64, parent: libc::pid_t) -> io::Result<()> {
-    sys::set_rlimit(&memory_limit(memory))?;
-    let parent = rustix::process::Pid::from_raw(parent).ok_or(rustix::io::Errno::SRCH)?;
-    sys::die_with_parent(parent)
 }
 
 /// How the child ended, from its exit status.

@@ -33,9 +33,9 @@ use std::time::Duration;
 use lock_runner::protocol::{Answer, Call, Order};
 use redis::RedisResult;
 
-use crate::harness::{Cause, Outcome};
 use crate::isolation::Isolation;
 use crate::lock::{ExtendFn, Lock};
+use crate::outcome::{Cause, Outcome};
 use crate::wire::{OverBudget, Wire};
 use process::{Gone, Link, Process};
 use serve::Served;

@@ -29,13 +29,10 @@ use std::time::{Duration, Instant};
 use lock_runner::protocol::{self, CONTROL, HELLO, Order, SOCKET_VAR};
 use redis::Parser;
 
-use crate::harness::End;
-use crate::harness::supervise::limit_and_tie;
 use crate::isolation::{self, Isolation, Limit, Spec};
+use crate::limits::{MEMORY_LIMIT, limit_and_tie};
+use crate::outcome::End;
 use crate::sandbox::CALL_LIMIT;
-
-/// The memory the runner may allocate: as much as a check's process.
-const MEMORY_LIMIT: u64 = crate::harness::MEMORY_LIMIT;
 
 /// The only variables of the judge's environment a runner sees: which lock of
 /// the catalogue a `grade-lock` runner plays (the grader's own tests). No

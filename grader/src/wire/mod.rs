@@ -51,6 +51,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use redis::{ConnectionLike, RedisError, RedisResult, Value};
 
+pub use crate::call::Step;
 use crate::error::GradeError;
 use crate::nodes::SharedCluster;
 use crate::world::SharedWorld;
@@ -66,20 +67,6 @@ pub const COMMAND_BUDGET: usize = 1_000;
 /// The panic payload that stops a call which went over [`COMMAND_BUDGET`].
 #[derive(Debug)]
 pub struct OverBudget;
-
-/// One line of a call's record.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// A command the lock sent, and what Redis answered, as text.
-    Sent {
-        /// The command, as text.
-        command: String,
-        /// Redis's answer, as text.
-        reply: String,
-    },
-    /// Something the grader made happen between two commands.
-    Intervened(String),
-}
 
 /// A watched connection to Redis, handed to the lock under test.
 pub struct Wire {

@@ -79,7 +79,7 @@ impl OnWorld {
         // The grader's users live on the shared server; the nodes of a replicated pair are the
         // grader's own and hold nothing else, and there the filter alone holds the wire.
         if shared {
-            acl::confine(&mut inner, namespace.keys())?;
+            acl::confine(&mut inner, run, namespace.keys())?;
         }
         Ok(OnWorld {
             inner,

@@ -5,15 +5,14 @@
 //! a verdict, that dies from a signal, that runs out of memory or out of time,
 //! is a failed check whose [`Cause`] says in plain words what happened to it.
 //! So the run's result is counted from verdicts received, one per check.
+//!
+//! Plain data, below the checks: the harness makes it from a check's verdict
+//! ([`crate::harness`]), and the learner's runner from its own end.
 
 use std::fmt;
 
 use rustix::process::Signal;
 use serde::{Deserialize, Serialize};
-
-use crate::checks::Check;
-use crate::lock::Lock;
-use crate::report::Verdict;
 
 /// How one check ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,27 +50,6 @@ impl Outcome {
                 "no check is called {name:?}; `cargo test -p exercises -- --list` lists them \
                  (each exercise's are in its descriptor, the grader's exercise/ folder)"
             ),
-        }
-    }
-
-    /// Runs `check` on `lock`, in this process, and says how it ended (what a
-    /// check's child process sends back; [`crate::grade`] turns it into a
-    /// test's panic).
-    pub fn of(check: &Check, lock: &Lock) -> Outcome {
-        match check.run(lock) {
-            Ok(Verdict::Pass) => Outcome::Passed,
-            Ok(Verdict::NotStarted { function, message }) => Outcome::NotStarted {
-                message: format!(
-                    "not started: `{function}` in {} still says todo!(\"{message}\")",
-                    crate::stub_file(function)
-                ),
-            },
-            Ok(Verdict::Fail(report)) => Outcome::Failed {
-                report: report.to_string(),
-            },
-            Err(e) => Outcome::NotRun {
-                reason: format!("the grader could not run this check: {e}"),
-            },
         }
     }
 
