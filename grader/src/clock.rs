@@ -200,41 +200,77 @@ pub struct Sighting {
 /// `PEXPIRETIME` of each of the `timed` keys, in one round trip, so that Redis
 /// runs them back to back: the reply, and what the clock needs to know of it
 /// ([`Sighting`]). Reading the expiries here spares the clock a look of its
-/// own after a command that set no TTL, most commands.
+/// own after a command that set no TTL, most commands. A connection that sends
+/// many commands keeps a [`TimedFrame`] instead, made once.
 pub fn sent_timed(
     con: &mut Connection,
     packed: &[u8],
     timed: &[String],
 ) -> (RedisResult<redis::Value>, Sighting) {
-    let time = redis::cmd("TIME").get_packed_command();
-    let mut all = [time.as_slice(), packed, time.as_slice()].concat();
-    for key in timed {
-        all.extend(redis::cmd("PEXPIRETIME").arg(key).get_packed_command());
-    }
-    let expected = 3 + timed.len();
-    match redis::ConnectionLike::req_packed_commands(con, &all, 0, expected) {
-        Ok(replies) if replies.len() == expected => {
-            let mut replies = replies.into_iter();
-            let before = replies.next().and_then(time_ms);
-            let reply = replies.next().unwrap_or(redis::Value::Nil);
-            let after = replies.next().and_then(time_ms);
-            let expiries = replies
-                .map(|r| match r {
-                    redis::Value::Int(at) => Some(at),
-                    _ => None,
-                })
-                .collect();
-            let sighting = Sighting {
-                ran_at: before.zip(after),
-                expiries,
-            };
-            (Ok(reply), sighting)
+    TimedFrame::new(timed).send(con, packed)
+}
+
+/// The commands [`sent_timed`] puts around a client command, packed once for
+/// a connection whose timed keys do not change: the leading `TIME`, and the
+/// trailing `TIME` with a `PEXPIRETIME` of each timed key.
+#[derive(Clone, Debug)]
+pub struct TimedFrame {
+    time: Vec<u8>,
+    tail: Vec<u8>,
+    /// How many replies the framed request gets: the command's and the frame's.
+    replies: usize,
+}
+
+impl TimedFrame {
+    /// The frame for the `timed` keys, in the clock's order.
+    pub fn new(timed: &[String]) -> TimedFrame {
+        let time = redis::cmd("TIME").get_packed_command();
+        let mut tail = time.clone();
+        for key in timed {
+            tail.extend(redis::cmd("PEXPIRETIME").arg(key).get_packed_command());
         }
-        Ok(mut replies) => (
-            Ok(replies.pop().unwrap_or(redis::Value::Nil)),
-            Sighting::default(),
-        ),
-        Err(e) => (Err(e), Sighting::default()),
+        TimedFrame {
+            time,
+            tail,
+            replies: 3 + timed.len(),
+        }
+    }
+
+    /// [`sent_timed`] of `packed` on `con`, in this frame.
+    pub fn send(
+        &self,
+        con: &mut Connection,
+        packed: &[u8],
+    ) -> (RedisResult<redis::Value>, Sighting) {
+        let mut all = Vec::with_capacity(self.time.len() + packed.len() + self.tail.len());
+        all.extend_from_slice(&self.time);
+        all.extend_from_slice(packed);
+        all.extend_from_slice(&self.tail);
+        let expected = self.replies;
+        match redis::ConnectionLike::req_packed_commands(con, &all, 0, expected) {
+            Ok(replies) if replies.len() == expected => {
+                let mut replies = replies.into_iter();
+                let before = replies.next().and_then(time_ms);
+                let reply = replies.next().unwrap_or(redis::Value::Nil);
+                let after = replies.next().and_then(time_ms);
+                let expiries = replies
+                    .map(|r| match r {
+                        redis::Value::Int(at) => Some(at),
+                        _ => None,
+                    })
+                    .collect();
+                let sighting = Sighting {
+                    ran_at: before.zip(after),
+                    expiries,
+                };
+                (Ok(reply), sighting)
+            }
+            Ok(mut replies) => (
+                Ok(replies.pop().unwrap_or(redis::Value::Nil)),
+                Sighting::default(),
+            ),
+            Err(e) => (Err(e), Sighting::default()),
+        }
     }
 }
 

@@ -18,7 +18,16 @@ impl OnWorld {
     /// namespace they name noted in the world; or the first that may not go
     /// out, and why.
     pub(super) fn admit(&self, packed: &[u8]) -> Result<Vec<confine::Admitted>, Refusal> {
-        let admitted = unpack_all(packed)
+        self.admit_unpacked(&unpack_all(packed))
+    }
+
+    /// [`OnWorld::admit`] of commands already taken apart, so that a caller
+    /// which needs them too parses the request once.
+    pub(super) fn admit_unpacked(
+        &self,
+        commands: &[Vec<Vec<u8>>],
+    ) -> Result<Vec<confine::Admitted>, Refusal> {
+        let admitted = commands
             .iter()
             .map(|args| confine::admit(args, &self.namespace))
             .collect::<Result<Vec<_>, _>>()?;

@@ -10,7 +10,6 @@ use redis::{RedisResult, Value};
 
 use super::world::OnWorld;
 use crate::clock::Expiry;
-use crate::confine;
 use crate::world::enter;
 
 /// Where the virtual clock's `TIME` starts: 2026-01-01 00:00:00 UTC.
@@ -28,17 +27,19 @@ impl OnWorld {
         ]))
     }
 
-    /// `PTTL` and `TTL` of the command `args` answered on the virtual clock,
-    /// for the keys it times; every other reply as Redis gave it.
+    /// `PTTL` and `TTL` of the command `args`, named `command`
+    /// ([`crate::confine::name_of`]), answered on the virtual clock, for the
+    /// keys it times; every other reply as Redis gave it.
     pub(super) fn in_virtual_time(
         &self,
+        command: &str,
         args: &[Vec<u8>],
         reply: RedisResult<Value>,
     ) -> RedisResult<Value> {
         let Ok(Value::Int(real)) = reply else {
             return reply;
         };
-        let unit_ms = match confine::name_of(args).as_str() {
+        let unit_ms = match command {
             "PTTL" => 1,
             "TTL" => 1_000,
             _ => return Ok(Value::Int(real)),

@@ -13,11 +13,11 @@ use std::time::Instant;
 use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
 
 use super::fault::{Faults, Stopped};
-use super::show::{pipeline_label, show_value, unpack};
+use super::show::{pipeline_label, show_value, unpack, unpack_all};
 use super::tally::Tally;
 use super::{Fired, Intervention, Step, Turns, grader_trouble};
 use crate::acl;
-use crate::clock::{RanAt, Sighting};
+use crate::clock::{RanAt, Sighting, TimedFrame};
 use crate::confine::{self, Ledger, Namespace, Refusal, functions};
 use crate::error::GradeError;
 use crate::stall;
@@ -49,8 +49,9 @@ pub(super) struct OnWorld {
     /// The real millisecond by Redis's clock that the last command not
     /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
     ran_at_ms: Option<RanAt>,
-    /// The world's keys on the virtual clock, read back after each command.
-    timed: Vec<String>,
+    /// The world's keys on the virtual clock, read back after each command:
+    /// the commands around each one, packed once.
+    frame: TimedFrame,
 }
 
 impl OnWorld {
@@ -93,7 +94,7 @@ impl OnWorld {
             ledger,
             in_multi: false,
             ran_at_ms: None,
-            timed,
+            frame: TimedFrame::new(&timed),
         })
     }
 
@@ -246,11 +247,16 @@ impl OnWorld {
     /// Follows the lock's own `MULTI` … `EXEC` through the commands `sent`.
     fn follow_multi<'a>(&mut self, sent: impl IntoIterator<Item = &'a Vec<Vec<u8>>>) {
         for args in sent {
-            match confine::name_of(args).as_str() {
-                "MULTI" => self.in_multi = true,
-                "EXEC" | "DISCARD" => self.in_multi = false,
-                _ => {}
-            }
+            self.follow_named(&confine::name_of(args));
+        }
+    }
+
+    /// Follows the lock's own `MULTI` … `EXEC` through one command, by its name.
+    fn follow_named(&mut self, command: &str) {
+        match command {
+            "MULTI" => self.in_multi = true,
+            "EXEC" | "DISCARD" => self.in_multi = false,
+            _ => {}
         }
     }
 
@@ -258,14 +264,18 @@ impl OnWorld {
     pub(super) fn one(&mut self, tally: &mut Tally, cmd: &[u8]) -> RedisResult<Value> {
         let received_ms = super::timing::wall_clock_ms();
         self.before_command(tally)?;
-        let admitted = match self.admit(cmd) {
+        // Taken apart once: the filter reads it, and the record shows it as sent.
+        let commands = unpack_all(cmd);
+        let admitted = match self.admit_unpacked(&commands) {
             Ok(admitted) => admitted,
             Err(refusal) => return Err(self.refuse(tally, cmd, refusal)),
         };
         let Some(one) = admitted.first() else {
             return self.inner.req_packed_command(cmd);
         };
-        let name = super::fault::command_name(&one.args);
+        let sent_args = commands.into_iter().next().unwrap_or_default();
+        let command = confine::name_of(&one.args);
+        let name = command.replace('|', " ");
         if let Some(stopped) = self.faults.before_send(&name, None) {
             return Err(self.stopped(tally, cmd, stopped));
         }
@@ -276,7 +286,7 @@ impl OnWorld {
             self.virtual_time()
         } else {
             let out = super::show::pack(&one.args);
-            let opens_multi = confine::name_of(&one.args) == "MULTI";
+            let opens_multi = command == "MULTI";
             let reply = if self.in_multi || opens_multi {
                 // Anything sent behind it would be queued in the transaction.
                 if opens_multi {
@@ -284,7 +294,7 @@ impl OnWorld {
                 }
                 self.inner.req_packed_command(&out)
             } else {
-                let (reply, seen) = crate::clock::sent_timed(&mut self.inner, &out, &self.timed);
+                let (reply, seen) = self.frame.send(&mut self.inner, &out);
                 self.ran_at_ms = if super::timing::names_an_instant(&one.args, received_ms) {
                     // The lock read its clock a little before: up to 5 ms earlier.
                     Some((received_ms.saturating_sub(5), received_ms))
@@ -295,16 +305,14 @@ impl OnWorld {
                 reply
             };
             sighting.ran_at = self.ran_at_ms;
-            self.follow_multi([&one.args]);
-            self.in_virtual_time(&one.args, reply)
+            self.follow_named(&command);
+            self.in_virtual_time(&command, &one.args, reply)
         };
         let reply = match reply {
-            Ok(value) if confine::name_of(&one.args) == "FUNCTION|LOAD" => {
-                self.loaded(tally, &one.args, value)
-            }
+            Ok(value) if command == "FUNCTION|LOAD" => self.loaded(tally, &one.args, value),
             reply => reply,
         };
-        if self.after_command(tally, &unpack(cmd), &reply, sent, &sighting)?
+        if self.after_command(tally, &sent_args, &reply, sent, &sighting)?
             && let Some(error) = self.reply_taken(&name)
         {
             return Err(error);
