@@ -101,3 +101,31 @@ fn a_lock_that_real_time_took_away_is_a_stall_not_a_free_lock() {
         ),
     }
 }
+
+/// The same with less left than the grader's own looks round to (250 ms):
+/// 100 ms of virtual time left, then 400 ms of real time. The move to 9.9 s
+/// set the key's real expiry to its virtual one, so its passing first is
+/// real time running ahead, however short the time that was left.
+#[test]
+fn a_lock_with_little_left_that_real_time_took_away_is_a_stall_too() {
+    let mut world = World::open().expect("a world");
+    let lock = world.keys.lock.clone();
+    redis::cmd("SET")
+        .arg(&lock)
+        .arg("A")
+        .arg("NX")
+        .arg("PX")
+        .arg(10_000)
+        .exec(world.con())
+        .expect("A takes the lock");
+    world.settle().expect("the clock notes A's TTL");
+    world.advance_to(9_900).expect("9.9 s later");
+    std::thread::sleep(Duration::from_millis(400));
+    match world.lock_value() {
+        Err(GradeError::Stalled(what)) => assert!(what.contains("real expiry"), "{what}"),
+        other => assert!(
+            matches!(&other, Ok(Some(holder)) if holder == "A"),
+            "at virtual 9.9 s of a 10 s lock: {other:?}"
+        ),
+    }
+}
