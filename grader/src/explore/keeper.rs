@@ -19,6 +19,7 @@ use super::rng::Rng;
 use crate::clock::RESOLUTION_MS;
 use crate::model::keeper::WRONG_TYPE;
 use crate::model::{State, Touch};
+use crate::wire::Fault;
 
 /// The leases a keeper keeps, in ms: some divide by three, some do not.
 const LEASES: &[u64] = &[750, 1000, 1250, 1500, 2000, 2500, 3000, 6000, 10_000];
@@ -93,7 +94,12 @@ fn tick(rng: &mut Rng, h: &History, state: &State, ttl_ms: u64) -> Vec<Step> {
     if at > now {
         steps.push(Step::Wait(at - now));
     }
-    let step_in = rng.chance(1, 4).then(|| step_in(rng, h, ttl_ms));
+    // A tick that may renew meets a fault now and then: it must tell the job.
+    let fault = (!state.keeper.lost && rng.chance(2, 9)).then(|| StepIn {
+        before: 0,
+        actor: Actor::Fault(rng.pick(&Fault::ALL)),
+    });
+    let step_in = fault.or_else(|| rng.chance(1, 4).then(|| step_in(rng, h, ttl_ms)));
     steps.push(Step::Call {
         client: KEEPER,
         call: Call::Keep { ttl_ms },

@@ -275,6 +275,8 @@ fn call_step(
         .map(|w| w.steps().to_vec())
         .unwrap_or_default();
     let crashed = back.as_ref().is_some_and(Wire::crashed);
+    // A fault the grader armed, if it hit a command of the call.
+    let hit = back.as_ref().and_then(Wire::fault_hit).cloned();
     let wire = if crashed { None } else { back };
     let function = call.function();
     let text = call.show_tick(h, client, now_ms, model.keeper);
@@ -293,6 +295,8 @@ fn call_step(
     let answer = match outcome {
         Ok(answer) => Some(answer),
         Err(Failure::Error { .. }) if crashed => None,
+        // After a fault, an error is what the call must return.
+        Err(Failure::Error { .. }) if hit.is_some() => Some(Answer::Error),
         Err(Failure::NotStarted { message }) => {
             return Ok((record, Some(End::NotStarted { function, message }), wire));
         }
@@ -311,7 +315,15 @@ fn call_step(
     record.answer = answer.clone();
     let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let observed = observe(&mut enter(world))?;
-    let own = (text, call.op(&h.tokens[client], now_ms), answer);
+    let op = call.op(&h.tokens[client], now_ms);
+    let op = match hit {
+        Some(hit) => Op::Failed {
+            op: Box::new(op),
+            hit,
+        },
+        None => op,
+    };
+    let own = (text, op, answer);
     let sent_count = record
         .sent
         .iter()
