@@ -109,8 +109,9 @@ pub fn history(exercise: Subject, seed: u64) -> History {
     let mut state = initial(&h);
     // Longer than a few calls: a third of the calls under test meet a
     // fault, and the other branches still need their share.
-    // A renewal, most often faulted, needs two more.
-    let steps = 6 + rng.below(6) + 2 * u64::from(exercise == Subject::Extend);
+    // A release or a renewal, most often faulted, needs two more.
+    let often_faulted = matches!(exercise, Subject::Release | Subject::Extend);
+    let steps = 6 + rng.below(6) + 2 * u64::from(often_faulted);
     if exercise == Subject::Keeper {
         // A lease lives longer than a few calls: more steps, each a tick or
         // what happens to the key between two. Once the keeper has lost the

@@ -4,10 +4,12 @@
 //!
 //! Whatever the function, the call must return `Err` (a lease keeper's tick
 //! sets `lost` instead, and may return the error): any answer is a claim it
-//! cannot back. What Redis holds afterwards depends on the fault: a command
-//! stopped before it ran leaves the state as it was; one whose reply was lost
-//! may have done its work, so the state is either unchanged or as the call
-//! would have left it.
+//! cannot back. What Redis holds afterwards is either unchanged or as the
+//! call would have left it: a command whose reply was lost may have done the
+//! call's work, and so may the commands before the one a fault stopped (a
+//! correct acquire that sets the key, then waits for its replicas, has taken
+//! the lock when its `WAIT` or `INFO` fails). The branch is named by the
+//! fault: the command it hit ran, or did not.
 
 use super::{Answer, Branch, Divergence, Expected, Op, State};
 use crate::judge::{self, Call};
@@ -26,12 +28,10 @@ pub const BRANCHES: [&str; 2] = [STOPPED, RAN];
 pub fn faulted(state: &State, op: &Op, hit: &Hit) -> Vec<Branch> {
     let name = if hit.fault.runs() { RAN } else { STOPPED };
     let mut states = vec![told(op, state.clone())];
-    if hit.fault.runs() {
-        for branch in super::apply(state, op, None) {
-            let ran = told(op, branch.state);
-            if !states.contains(&ran) {
-                states.push(ran);
-            }
+    for branch in super::apply(state, op, None) {
+        let ran = told(op, branch.state);
+        if !states.contains(&ran) {
+            states.push(ran);
         }
     }
     states
@@ -121,11 +121,12 @@ mod tests {
     }
 
     #[test]
-    fn a_stopped_command_leaves_the_state_and_a_lost_reply_may_have_run() {
+    fn a_failed_call_may_have_done_its_work_or_not_and_must_return_err() {
         let release = Op::Release { token: "a".into() };
         let stopped = faulted(&held(), &release, &hit(Fault::Dropped));
-        assert_eq!(stopped.len(), 1);
+        assert_eq!(stopped.len(), 2);
         assert_eq!(stopped[0].state, held());
+        assert!(stopped.iter().all(|b| b.name == STOPPED));
         assert_eq!(stopped[0].expected, Some(Expected::Error));
         let ran = faulted(&held(), &release, &hit(Fault::LostReply));
         let states: Vec<_> = ran.iter().map(|b| b.state.lock.clone()).collect();
