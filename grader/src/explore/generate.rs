@@ -54,8 +54,9 @@ const LOST_TICKS: u32 = 3;
 
 /// How many leases one seed of the keeper's explorer plays: a lease ends
 /// once it is lost, one way only (the key gone, taken or of the wrong type),
-/// and a seed should see every way.
-pub const LEASES: usize = 4;
+/// and a seed should see every way (a failed renewal, drawn now and then,
+/// ends one early).
+pub const LEASES: usize = 5;
 
 /// The histories seed `seed` plays: one, or for the keeper [`LEASES`]
 /// leases, each from the start. The first is `seed`'s own and each next one
