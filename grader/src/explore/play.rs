@@ -277,7 +277,10 @@ fn call_step(
     let crashed = back.as_ref().is_some_and(Wire::crashed);
     // A fault the grader armed, if it hit a command of the call.
     let hit = back.as_ref().and_then(Wire::fault_hit).cloned();
-    let wire = if crashed { None } else { back };
+    // A cut connection is a closed one: the next call opens a fresh one, with
+    // no WATCH or other state of the cut one left over.
+    let cut = hit.as_ref().is_some_and(|h| h.fault.cuts());
+    let wire = if crashed || cut { None } else { back };
     let function = call.function();
     let text = call.show_tick(h, client, now_ms, model.keeper);
     let yours = h.exercise.tests(&call);
