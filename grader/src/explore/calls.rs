@@ -199,6 +199,7 @@ pub fn step_in_action(
                 "here {caller} crashed: it sends nothing more"
             )))
         }),
+        Actor::Fault(fault) => Box::new(move |_| Ok(Fired::Fault(fault))),
         Actor::Client { client, moves } => {
             let token = h.tokens[client].clone();
             let shown: Vec<Option<String>> = moves

@@ -17,6 +17,7 @@
 use super::history::{Actor, Call, History, Move, Start, Step, StepIn, Subject};
 use super::rng::Rng;
 use crate::model::{self, Op, Row, State};
+use crate::wire::Fault;
 
 /// 2^53: above it, a Lua number no longer holds every integer.
 pub const EXACT_LIMIT: u64 = 1 << 53;
@@ -53,8 +54,9 @@ const LOST_TICKS: u32 = 3;
 
 /// How many leases one seed of the keeper's explorer plays: a lease ends
 /// once it is lost, one way only (the key gone, taken or of the wrong type),
-/// and a seed should see every way.
-pub const LEASES: usize = 4;
+/// and a seed should see every way (a failed renewal, drawn now and then,
+/// ends one early).
+pub const LEASES: usize = 5;
 
 /// The histories seed `seed` plays: one, or for the keeper [`LEASES`]
 /// leases, each from the start. The first is `seed`'s own and each next one
@@ -106,7 +108,11 @@ pub fn history(exercise: Subject, seed: u64) -> History {
     };
     h.start = start(&mut rng, exercise, clients);
     let mut state = initial(&h);
-    let steps = 4 + rng.below(6);
+    // Longer than a few calls: a third of the calls under test meet a
+    // fault, and the other branches still need their share.
+    // A release or a renewal, most often faulted, needs two more.
+    let often_faulted = matches!(exercise, Subject::Release | Subject::Extend);
+    let steps = 6 + rng.below(6) + 2 * u64::from(often_faulted);
     if exercise == Subject::Keeper {
         // A lease lives longer than a few calls: more steps, each a tick or
         // what happens to the key between two. Once the keeper has lost the
@@ -289,11 +295,26 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         }
         rng.pick(&others)
     };
-    let step_in = (h.exercise.tests(&call) && rng.chance(4, 5)).then(|| StepIn {
-        // Mostly right after the first command: the gap of a check in one
-        // command and an act in the next.
-        before: rng.pick(&[0, 1, 1, 1, 2, 2, 3, 4]),
-        actor: actor(rng, h, state, client),
+    let tested = h.exercise.tests(&call);
+    // A command of the call fails (the storage's functions have no rule for
+    // that yet): mostly the first, which is often the only one.
+    // Release and renewal are called less often than they are set up for.
+    let (n, d) = match h.exercise {
+        Subject::Release => (1, 2),
+        Subject::Extend => (9, 20),
+        _ => (1, 3),
+    };
+    let fault = (tested && h.exercise != Subject::Storage && rng.chance(n, d)).then(|| StepIn {
+        before: rng.pick(&[0, 0, 0, 1]),
+        actor: Actor::Fault(rng.pick(&Fault::ALL)),
+    });
+    let step_in = fault.or_else(|| {
+        (tested && rng.chance(4, 5)).then(|| StepIn {
+            // Mostly right after the first command: the gap of a check in one
+            // command and an act in the next.
+            before: rng.pick(&[0, 1, 1, 1, 2, 2, 3, 4]),
+            actor: actor(rng, h, state, client),
+        })
     });
     Step::Call {
         client,

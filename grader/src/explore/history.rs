@@ -10,6 +10,7 @@ use crate::exercise::{self, Exercise};
 use crate::lock::Lock;
 use crate::model::{Keeper, Op, Touch};
 use crate::verdict::seconds;
+use crate::wire::Fault;
 
 /// The exercise whose functions a history tests: one of the exercises of
 /// [`crate::exercise::EXERCISES`] that the explorer can draw calls for.
@@ -129,6 +130,9 @@ pub struct StepIn {
 pub enum Actor {
     /// The caller crashes: it sends nothing more.
     Crash,
+    /// The command meets this fault: an error reply, a dropped connection,
+    /// a reply lost or late ([`crate::wire::fault`]).
+    Fault(Fault),
     /// Another client makes these moves (with the reference's functions).
     Client {
         /// Which.

@@ -19,6 +19,7 @@ use super::rng::Rng;
 use crate::clock::RESOLUTION_MS;
 use crate::model::keeper::WRONG_TYPE;
 use crate::model::{State, Touch};
+use crate::wire::Fault;
 
 /// The leases a keeper keeps, in ms: some divide by three, some do not.
 const LEASES: &[u64] = &[750, 1000, 1250, 1500, 2000, 2500, 3000, 6000, 10_000];
@@ -93,7 +94,17 @@ fn tick(rng: &mut Rng, h: &History, state: &State, ttl_ms: u64) -> Vec<Step> {
     if at > now {
         steps.push(Step::Wait(at - now));
     }
-    let step_in = rng.chance(1, 4).then(|| step_in(rng, h, ttl_ms));
+    // A tick that may renew meets a fault now and then: it must tell the job.
+    // Only on leases of 2 s or more: a faulted keeper leaves the key with the
+    // TTL it had, and the ticks that follow (a debug build on a busy machine
+    // plays a few a second) would outlast a shorter one's real expiry before
+    // the virtual clock reaches it.
+    let long = ttl_ms >= 2000;
+    let fault = (long && !state.keeper.lost && rng.chance(1, 3)).then(|| StepIn {
+        before: 0,
+        actor: Actor::Fault(rng.pick(&Fault::ALL)),
+    });
+    let step_in = fault.or_else(|| rng.chance(1, 4).then(|| step_in(rng, h, ttl_ms)));
     steps.push(Step::Call {
         client: KEEPER,
         call: Call::Keep { ttl_ms },

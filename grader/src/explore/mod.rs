@@ -57,6 +57,9 @@ pub const SEED_VAR: &str = "GRADER_SEED";
 /// The rule a divergent step of `exercise` broke, as its model's judge
 /// names it.
 pub fn judge(exercise: Subject, d: &Divergence<'_>) -> Violation {
+    if let Some(v) = model::faulted::judge(d) {
+        return v;
+    }
     match exercise {
         Subject::Acquire => model::acquire::judge(d),
         Subject::Release => model::release::judge(d),

@@ -275,7 +275,12 @@ fn call_step(
         .map(|w| w.steps().to_vec())
         .unwrap_or_default();
     let crashed = back.as_ref().is_some_and(Wire::crashed);
-    let wire = if crashed { None } else { back };
+    // A fault the grader armed, if it hit a command of the call.
+    let hit = back.as_ref().and_then(Wire::fault_hit).cloned();
+    // A cut connection is a closed one: the next call opens a fresh one, with
+    // no WATCH or other state of the cut one left over.
+    let cut = hit.as_ref().is_some_and(|h| h.fault.cuts());
+    let wire = if crashed || cut { None } else { back };
     let function = call.function();
     let text = call.show_tick(h, client, now_ms, model.keeper);
     let yours = h.exercise.tests(&call);
@@ -293,6 +298,8 @@ fn call_step(
     let answer = match outcome {
         Ok(answer) => Some(answer),
         Err(Failure::Error { .. }) if crashed => None,
+        // After a fault, an error is what the call must return.
+        Err(Failure::Error { .. }) if hit.is_some() => Some(Answer::Error),
         Err(Failure::NotStarted { message }) => {
             return Ok((record, Some(End::NotStarted { function, message }), wire));
         }
@@ -311,7 +318,15 @@ fn call_step(
     record.answer = answer.clone();
     let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let observed = observe(&mut enter(world))?;
-    let own = (text, call.op(&h.tokens[client], now_ms), answer);
+    let op = call.op(&h.tokens[client], now_ms);
+    let op = match hit {
+        Some(hit) => Op::Failed {
+            op: Box::new(op),
+            hit,
+        },
+        None => op,
+    };
+    let own = (text, op, answer);
     let sent_count = record
         .sent
         .iter()

@@ -6,13 +6,14 @@
 //! explorer never acquires with the token that holds the lock; should a
 //! check do so anyway, the model allows a refusal or a fresh TTL.
 
+use super::faulted::{RAN, STOPPED};
 use super::{Answer, Branch, Diff, Divergence, State};
 use crate::clock::Expiry;
 use crate::verdict::{Property, Violation};
 
 /// The branches the explorer must reach: a lock held by its caller is
 /// asked again only outside the contract.
-pub const BRANCHES: &[&str] = &[TAKEN, REFUSED];
+pub const BRANCHES: &[&str] = &[TAKEN, REFUSED, STOPPED, RAN];
 const TAKEN: &str = "a free lock: taken";
 const REFUSED: &str = "another's lock: refused";
 const OWN_REFUSED: &str = "the caller's own lock (outside the contract): refused";

@@ -4,11 +4,12 @@
 //! A lock held by someone else, or gone, stays as it is: no TTL moved, no
 //! key brought back.
 
+use super::faulted::{RAN, STOPPED};
 use super::{Answer, Branch, Diff, Divergence, State};
 use crate::verdict::{Property, Violation};
 
 /// The branches the explorer must reach.
-pub const BRANCHES: &[&str] = &[OWN, OTHERS, NONE];
+pub const BRANCHES: &[&str] = &[OWN, OTHERS, NONE, STOPPED, RAN];
 const OWN: &str = "the caller's lock: renewed";
 const OTHERS: &str = "another's lock: left alone";
 const NONE: &str = "no lock: nothing brought back";

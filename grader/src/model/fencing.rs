@@ -7,12 +7,13 @@
 //! (a script that INCRs first wastes a number, harmlessly), but never back.
 //! Neither the counter nor anything else gets a TTL but the lock key.
 
+use super::faulted::{RAN, STOPPED};
 use super::{Answer, Branch, Diff, Divergence, Expected, State};
 use crate::verdict::{Property, Violation};
 
 /// The branches the explorer must reach: a lock held by its caller is
 /// asked again only outside the contract.
-pub const BRANCHES: &[&str] = &[GRANTED, REFUSED];
+pub const BRANCHES: &[&str] = &[GRANTED, REFUSED, STOPPED, RAN];
 const GRANTED: &str = "a free lock: granted, with a token above the counter";
 const REFUSED: &str = "another's lock: refused";
 const OWN_REFUSED: &str = "the caller's own lock (outside the contract): refused";

@@ -32,6 +32,7 @@
 //! Once `lost` is set, `renewed_at` no longer matters: the model does not
 //! compare it on a tick that sets the flag.
 
+use super::faulted::{RAN, STOPPED};
 use super::{Answer, Branch, Diff, Divergence, Expected, Held, Op, State};
 use crate::verdict::{Property, Violation, seconds};
 
@@ -104,6 +105,8 @@ pub const BRANCHES: &[&str] = &[
     TAKEN,
     WRONG_TYPE_LOST,
     ALREADY_LOST,
+    STOPPED,
+    RAN,
 ];
 const NOT_YET: &str = "not yet a quarter of the TTL: quiet";
 const EARLY_QUIET: &str = "a quarter, not yet a third: quiet";

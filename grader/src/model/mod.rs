@@ -19,6 +19,7 @@ pub mod acquire;
 mod compare;
 mod divergence;
 pub mod extend;
+pub mod faulted;
 pub mod fencing;
 pub mod keeper;
 pub mod redlock;
@@ -144,6 +145,13 @@ pub enum Op {
         /// The keeper's clock, in milliseconds.
         now_ms: u64,
     },
+    /// A call whose command met one of the grader's faults ([`faulted`]).
+    Failed {
+        /// The call.
+        op: Box<Op>,
+        /// The fault, and the command it hit.
+        hit: crate::wire::Hit,
+    },
     /// The grader does something to the lock key itself.
     Touch(Touch),
     /// Virtual time moves to this instant.
@@ -169,6 +177,9 @@ pub enum Answer {
         /// Whether it returned `Err`.
         error: bool,
     },
+    /// `Err`, from any function but the keeper's tick (which notes it in
+    /// [`Answer::Kept`]).
+    Error,
 }
 
 impl fmt::Display for Answer {
@@ -178,6 +189,7 @@ impl fmt::Display for Answer {
             Answer::Token(Some(t)) => write!(f, "Some({t})"),
             Answer::Read(Some(v)) => write!(f, "Some({v})"),
             Answer::Token(None) | Answer::Read(None) => write!(f, "None"),
+            Answer::Error => write!(f, "Err(…)"),
             Answer::Kept {
                 renewed_at_ms,
                 lost,
@@ -201,6 +213,8 @@ pub enum Expected {
     Exactly(Answer),
     /// `Some(t)` with a fencing token `t` above this number.
     TokenAbove(u64),
+    /// `Err`: a command of the call failed ([`faulted`]).
+    Error,
     /// A keeper's tick that leaves `lost` so, and `renewed_at` so (any time
     /// when `None`), returning `Ok(())` (or an error, when `may_fail`).
     Kept {
@@ -220,6 +234,7 @@ impl Expected {
         match self {
             Expected::Exactly(a) => a == answer,
             Expected::TokenAbove(n) => matches!(answer, Answer::Token(Some(t)) if t > n),
+            Expected::Error => *answer == Answer::Error,
             Expected::Kept {
                 renewed_at_ms,
                 lost,
@@ -235,6 +250,7 @@ impl fmt::Display for Expected {
         match self {
             Expected::Exactly(a) => write!(f, "{a}"),
             Expected::TokenAbove(n) => write!(f, "Some(a token above {n})"),
+            Expected::Error => write!(f, "Err(…)"),
             Expected::Kept {
                 renewed_at_ms,
                 lost,
@@ -286,6 +302,7 @@ pub fn apply(state: &State, op: &Op, got: Option<&Answer>) -> Vec<Branch> {
             ttl_ms,
             now_ms,
         } => keeper::keep(state, token, *ttl_ms, *now_ms),
+        Op::Failed { op, hit } => faulted::faulted(state, op, hit),
         Op::Touch(touch) => vec![Branch {
             name: "the grader touches the lock key",
             expected: None,

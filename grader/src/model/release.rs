@@ -1,11 +1,12 @@
 //! Subject 3's model: `release` deletes the lock only while it holds the
 //! caller's token, and says whether it did.
 
+use super::faulted::{RAN, STOPPED};
 use super::{Answer, Branch, Diff, Divergence, State};
 use crate::verdict::{Property, Violation};
 
 /// The branches the explorer must reach.
-pub const BRANCHES: &[&str] = &[OWN, OTHERS, NONE];
+pub const BRANCHES: &[&str] = &[OWN, OTHERS, NONE, STOPPED, RAN];
 const OWN: &str = "the caller's lock: deleted";
 const OTHERS: &str = "another's lock: left alone";
 const NONE: &str = "no lock: nothing to delete";
