@@ -64,6 +64,24 @@ pub fn judge(d: &Divergence<'_>) -> Violation {
             format!("{call} returned Some({t}), and {other} was granted Some({u}) while it ran: the lock changed hands between the two grants, and the newer holder got the smaller token"),
         );
     }
+    // Another call's grant below the counter's floor, while this one ran: a
+    // token of 1 is what `INCR` gives a counter that is gone, so the counter
+    // vanished (it expired, or was deleted) rather than merely failed to grow.
+    if let Some((other, Expected::TokenAbove(floor), Answer::Token(Some(u)))) = d.other_answer()
+        && u <= floor
+    {
+        return if *u == 1 {
+            d.violation(
+                Property::FencesNeverExpire,
+                format!("while {call} ran, {other} was granted token 1, though the fence counter had already reached {floor}: the counter was gone, and tokens started again from 1"),
+            )
+        } else {
+            d.violation(
+                Property::TokensGrow,
+                format!("while {call} ran, {other} was granted token {u}, though the fence counter had already reached {floor}: a grant must come with a token above every earlier one"),
+            )
+        };
+    }
     if let Some(v) = super::acquire::judge_lock(d) {
         return v;
     }
