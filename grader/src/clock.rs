@@ -122,13 +122,10 @@ for i = 2, #KEYS do
     local noted = tonumber(redis.call("HGET", KEYS[1], key .. "|real") or "-2")
     if real ~= noted then
         local noted_left = tonumber(redis.call("HGET", KEYS[1], key .. "|left") or "0")
-        local anchored = redis.call("HGET", KEYS[1], key .. "|anchored") == "1"
-        if noted >= 0 and noted <= now_real and (anchored or noted_left >= resolution) then
+        if noted >= 0 and noted <= now_real and noted_left >= resolution then
             -- The expiry noted has passed in real time: Redis may have removed
             -- the key before its virtual time. (A TTL shorter than the
-            -- resolution was bound to run out between two looks; but a move of
-            -- virtual time set an anchored key's real expiry to its virtual
-            -- one, so its passing first is an overrun however little was left.)
+            -- resolution was bound to run out between two looks.)
             overrun = overrun + 1
         end
         local virtual, left = real, 0
@@ -138,7 +135,7 @@ for i = 2, #KEYS do
             fresh = fresh + 1
         end
         redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|virtual", tostring(virtual),
-            key .. "|left", tostring(left), key .. "|anchored", "0")
+            key .. "|left", tostring(left))
     end
     table.insert(reals, real)
 end
@@ -175,8 +172,7 @@ for i = 2, #KEYS do
         else
             local real = now_real + (virtual - now_virtual)
             redis.call("PEXPIREAT", key, real)
-            redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(virtual - now_virtual),
-                key .. "|anchored", "1")
+            redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(virtual - now_virtual))
         end
     end
 end
