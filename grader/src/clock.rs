@@ -19,12 +19,16 @@
 //!
 //! Real time still passes between two steps, and a stopped process (Ctrl-Z),
 //! a starved CPU or a paused server can make it pass for seconds. Every move
-//! of virtual time re-anchors each timed key's real expiry to its virtual one,
-//! so real time outruns virtual time only by what the steps since the last
-//! move took, milliseconds on a machine that runs. A look that finds it ran
-//! further than the clock can absorb (a timed key whose real expiry came
-//! before its virtual one, or a TTL read back long after it was set) fails
-//! with [`GradeError::Stalled`], and the check is run again ([`crate::stall`]).
+//! of virtual time re-anchors each timed key's real expiry to its virtual one
+//! plus a cushion ([`CUSHION_MS`]): a key a few milliseconds from its virtual
+//! expiry would otherwise run out in real time during the very next command,
+//! before virtual time reached it. Only a move of virtual time ends a timed
+//! key, so the cushion is never seen (`PTTL` on the wire answers on virtual
+//! time); it absorbs the real milliseconds that the steps until the next move
+//! take. A look that finds real time ran further than the clock can absorb (a
+//! timed key whose real expiry came before its virtual one, or a TTL read
+//! back long after it was set) fails with [`GradeError::Stalled`], and the
+//! check is run again ([`crate::stall`]).
 //! (A look cannot re-anchor keys itself: that would touch keys a client may
 //! be `WATCH`ing.)
 
@@ -63,6 +67,11 @@ pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
 /// lock's code opened): rounded up to a multiple of this, which absorbs the
 /// real milliseconds until the look. The grader's own TTLs are multiples of it.
 const LOOK_RESOLUTION_MS: u64 = 250;
+
+/// How much longer than its virtual TTL a timed key lives in real time after
+/// a move of virtual time, in ms: the real time the steps until the next move
+/// may take before a key runs out early, which is then a stall.
+pub const CUSHION_MS: u64 = 500;
 
 /// How much real time may pass between a command whose real instant the wire
 /// could not read (one sent inside a `MULTI` it opened with a command of its
@@ -150,12 +159,16 @@ return result
 /// has come, or is no more than ARGV[2] ([`SLACK_MS`]) away, so that a TTL
 /// read that much over the one asked for expires when the one asked for
 /// would; and re-anchors the others so that their real TTL again equals
-/// their virtual one. Returns the names of the keys that expired.
+/// their virtual one plus ARGV[3] ([`CUSHION_MS`]). The books note that
+/// whole real TTL as the key's `left`: once it has passed in real time, the
+/// key's loss is a stall, however short its virtual TTL was. Returns the
+/// names of the keys that expired.
 static ADVANCE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local now_virtual = tonumber(ARGV[1])
 local slack = tonumber(ARGV[2])
+local cushion = tonumber(ARGV[3])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expired = {}
@@ -170,9 +183,10 @@ for i = 2, #KEYS do
             table.insert(expired, key)
             redis.call("HSET", KEYS[1], key .. "|real", "-2", key .. "|virtual", "-2")
         else
-            local real = now_real + (virtual - now_virtual)
+            local left = virtual - now_virtual + cushion
+            local real = now_real + left
             redis.call("PEXPIREAT", key, real)
-            redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(virtual - now_virtual))
+            redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(left))
         end
     end
 end
@@ -196,23 +210,13 @@ pub struct Sighting {
     pub expiries: Option<Vec<i64>>,
 }
 
-/// Sends the one command `packed` on `con` between two `TIME`s, followed by a
-/// `PEXPIRETIME` of each of the `timed` keys, in one round trip, so that Redis
-/// runs them back to back: the reply, and what the clock needs to know of it
-/// ([`Sighting`]). Reading the expiries here spares the clock a look of its
-/// own after a command that set no TTL, most commands. A connection that sends
-/// many commands keeps a [`TimedFrame`] instead, made once.
-pub fn sent_timed(
-    con: &mut Connection,
-    packed: &[u8],
-    timed: &[String],
-) -> (RedisResult<redis::Value>, Sighting) {
-    TimedFrame::new(timed).send(con, packed)
-}
-
-/// The commands [`sent_timed`] puts around a client command, packed once for
-/// a connection whose timed keys do not change: the leading `TIME`, and the
-/// trailing `TIME` with a `PEXPIRETIME` of each timed key.
+/// The commands put around a client command, packed once for a connection
+/// whose timed keys do not change: the leading `TIME`, and the trailing `TIME`
+/// with a `PEXPIRETIME` of each timed key. [`TimedFrame::send`] sends the one
+/// command between them, in one round trip, so that Redis runs them back to
+/// back: the reply, and what the clock needs to know of it ([`Sighting`]).
+/// Reading the expiries here spares the clock a look of its own after a
+/// command that set no TTL, most commands.
 #[derive(Clone, Debug)]
 pub struct TimedFrame {
     time: Vec<u8>,
@@ -236,7 +240,7 @@ impl TimedFrame {
         }
     }
 
-    /// [`sent_timed`] of `packed` on `con`, in this frame.
+    /// Sends the command `packed` on `con`, in this frame.
     pub fn send(
         &self,
         con: &mut Connection,
@@ -418,7 +422,11 @@ impl Clock {
         for key in &self.keys {
             call.key(key);
         }
-        Ok(call.arg(self.now_ms).arg(SLACK_MS).invoke(con)?)
+        Ok(call
+            .arg(self.now_ms)
+            .arg(SLACK_MS)
+            .arg(CUSHION_MS)
+            .invoke(con)?)
     }
 
     /// The virtual expiry of a timed key, as of the last settle.

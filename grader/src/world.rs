@@ -268,7 +268,7 @@ impl World {
     }
 
     /// The keys on the virtual clock, whose expiry a client command's round
-    /// trip reads back for it ([`crate::clock::sent_timed`]).
+    /// trip reads back for it ([`crate::clock::TimedFrame`]).
     pub fn timed_keys(&self) -> &[String] {
         self.clock.timed()
     }

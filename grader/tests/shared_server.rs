@@ -65,13 +65,23 @@ fn start_run(unshare: &[&str], mode: &str) -> Child {
         .env(CHILD, mode)
         .envs(server.child_env())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("start a run")
 }
 
-/// What a run reported: its pid and the checks that did not pass.
-fn outcome(child: Child) -> (String, Vec<String>) {
+/// What a run reported.
+struct Run {
+    /// Its pid, as it saw it.
+    pid: String,
+    /// The checks that did not pass.
+    failed: Vec<String>,
+    /// What it said of them on stderr, for the message of a failed test.
+    why: String,
+}
+
+/// What a run reported, once it has ended.
+fn outcome(child: Child) -> Run {
     let out = child.wait_with_output().expect("the run ends");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let pid = text
@@ -88,7 +98,8 @@ fn outcome(child: Child) -> (String, Vec<String>) {
         text.contains("child: done"),
         "the run did not finish:\n{text}"
     );
-    (pid, failed)
+    let why = String::from_utf8_lossy(&out.stderr).into_owned();
+    Run { pid, failed, why }
 }
 
 #[test]
@@ -102,12 +113,22 @@ fn two_runs_with_the_same_pid_on_one_server_both_pass() {
     let (a, b) = (start_run(&unshare, "checks"), start_run(&unshare, "checks"));
     let (a, b) = (outcome(a), outcome(b));
     assert_eq!(
-        (a.0.as_str(), b.0.as_str()),
+        (a.pid.as_str(), b.pid.as_str()),
         ("1", "1"),
         "both runs are pid 1"
     );
-    assert_eq!(a.1, Vec::<String>::new(), "the first run's checks");
-    assert_eq!(b.1, Vec::<String>::new(), "the second run's checks");
+    assert_eq!(
+        a.failed,
+        Vec::<String>::new(),
+        "the first run's checks; it said:\n{}",
+        a.why
+    );
+    assert_eq!(
+        b.failed,
+        Vec::<String>::new(),
+        "the second run's checks; it said:\n{}",
+        b.why
+    );
 }
 
 #[test]
@@ -125,9 +146,14 @@ fn a_run_after_a_killed_one_with_the_same_pid_passes() {
     assert!(!out.status.success(), "the first run was not killed");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("child: pid 1"), "{text}");
-    let (pid, failed) = outcome(start_run(&unshare, "checks"));
-    assert_eq!(pid, "1");
-    assert_eq!(failed, Vec::<String>::new(), "the run after the killed one");
+    let after = outcome(start_run(&unshare, "checks"));
+    assert_eq!(after.pid, "1");
+    assert_eq!(
+        after.failed,
+        Vec::<String>::new(),
+        "the run after the killed one; it said:\n{}",
+        after.why
+    );
 }
 
 /// The entry of a run started by the tests above; does nothing otherwise.
@@ -158,9 +184,22 @@ fn child_runs_every_check() {
         std::process::abort();
     }
     for check in checks::CHECKS {
+        // Why a check did not pass goes to stderr, which the test shows
+        // when the run does not pass; the names go to stdout, which it reads.
         match check.run(&REFERENCE) {
             Ok(Verdict::Pass) => {}
-            Ok(_) | Err(_) => println!("child: not passed {}", check.name),
+            Ok(Verdict::Fail(report)) => {
+                eprintln!("child: {} failed:\n{report}", check.name);
+                println!("child: not passed {}", check.name);
+            }
+            Ok(other) => {
+                eprintln!("child: {} did not pass: {other:?}", check.name);
+                println!("child: not passed {}", check.name);
+            }
+            Err(e) => {
+                eprintln!("child: {} could not be graded: {e}", check.name);
+                println!("child: not passed {}", check.name);
+            }
         }
     }
     println!("child: done");

@@ -14,9 +14,15 @@ use grader::world::World;
 use grader::{Lock, Wire, checks};
 use redis::RedisResult;
 
-/// How long the "machine" stands still: longer than the lock it finds has
-/// left, so that the lock's real expiry comes meanwhile.
-const STALL: Duration = Duration::from_millis(1_700);
+/// A lock found with less than this left (virtual ms) is about to expire.
+const ABOUT_TO_EXPIRE_MS: i64 = 1_700;
+
+/// How long the "machine" stands still once it finds a lock with `left_ms`
+/// to live: longer than that and the clock's cushion together, so that the
+/// lock's real expiry comes meanwhile.
+fn stall(left_ms: i64) -> Duration {
+    Duration::from_millis(left_ms.max(0) as u64 + grader::clock::CUSHION_MS + 200)
+}
 
 /// How many calls of [`stall_then_acquire`] stall (the rest do not).
 static STALLS_LEFT: AtomicUsize = AtomicUsize::new(0);
@@ -25,13 +31,13 @@ static STALLS_LEFT: AtomicUsize = AtomicUsize::new(0);
 /// about to expire) while [`STALLS_LEFT`] allows.
 fn stall_then_acquire(con: &mut Wire, key: &str, token: &str, ttl: Duration) -> RedisResult<bool> {
     let left: i64 = redis::cmd("PTTL").arg(key).query(con)?;
-    let worst = (0..STALL.as_millis() as i64).contains(&left);
+    let worst = (0..ABOUT_TO_EXPIRE_MS).contains(&left);
     if worst
         && STALLS_LEFT
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok()
     {
-        std::thread::sleep(STALL);
+        std::thread::sleep(stall(left));
     }
     (REFERENCE.acquire)(con, key, token, ttl)
 }
@@ -76,7 +82,8 @@ fn a_stall_is_run_again_and_a_lasting_one_is_no_verdict() {
 }
 
 /// The same between two steps of the grader's own: a lock with 1 s of
-/// virtual time left, then 1.5 s of real time in which nothing happens.
+/// virtual time left, then real time in which nothing happens, half a second
+/// longer than that second and the clock's cushion together.
 #[test]
 fn a_lock_that_real_time_took_away_is_a_stall_not_a_free_lock() {
     let mut world = World::open().expect("a world");
@@ -91,7 +98,9 @@ fn a_lock_that_real_time_took_away_is_a_stall_not_a_free_lock() {
         .expect("A takes the lock");
     world.settle().expect("the clock notes A's TTL");
     world.advance_to(9_000).expect("9 s later");
-    std::thread::sleep(Duration::from_millis(1_500));
+    std::thread::sleep(Duration::from_millis(
+        1_000 + grader::clock::CUSHION_MS + 500,
+    ));
     match world.lock_value() {
         Err(GradeError::Stalled(what)) => assert!(what.contains("real expiry"), "{what}"),
         // Still there at virtual 9 s is right too; gone is what must not be.

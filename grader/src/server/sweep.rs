@@ -8,6 +8,7 @@
 //! cannot be judged by pid goes once it is past its start-up and no container is on it (a live
 //! run keeps its nodes on its network until it ends).
 
+use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use course_docker_protocol::{
@@ -49,17 +50,32 @@ pub fn networks_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
 /// Starting a container does this first; it is public for tools and tests.
 pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
     let my_ns = owner::pid_namespace();
-    let stale: Vec<String> = grader_containers()?
-        .into_iter()
-        .filter(|(_, summary)| {
+    let containers = grader_containers()?;
+    let owners: Vec<(Owner, Judgement)> = containers
+        .iter()
+        .map(|(_, summary)| {
             let owner = owner_of(summary);
-            match owner::judge_by_pid(&owner, my_ns.as_deref(), owner::look) {
-                Judgement::Gone => true,
-                Judgement::Alive => false,
-                Judgement::Unknown => lease_lost(&owner, summary),
-            }
+            let judged = owner::judge_by_pid(&owner, my_ns.as_deref(), owner::look);
+            (owner, judged)
         })
-        .map(|(id, _)| id)
+        .collect();
+    // Runs that their pids cannot judge are judged by all their containers together.
+    let unknown: Vec<(&Owner, &ContainerSummary)> = owners
+        .iter()
+        .zip(&containers)
+        .filter(|((_, judged), _)| *judged == Judgement::Unknown)
+        .map(|((owner, _), (_, summary))| (owner, summary))
+        .collect();
+    let held = runs_held(&unknown, now_s(), lease_of);
+    let stale: Vec<String> = owners
+        .iter()
+        .zip(&containers)
+        .filter(|((owner, judged), _)| match judged {
+            Judgement::Gone => true,
+            Judgement::Alive => false,
+            Judgement::Unknown => owner.run.as_ref().is_some_and(|run| !held.contains(run)),
+        })
+        .map(|(_, (id, _))| id.clone())
         .collect();
     for id in &stale {
         let request = Request::Remove { id: id.clone() };
@@ -127,10 +143,7 @@ fn owner_of_labels(labels: &std::collections::BTreeMap<String, String>) -> Owner
 
 /// Whether a network was created longer than [`LEASE_GRACE`] ago, by its label.
 fn past_start_up(network: &Network) -> bool {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs();
+    let now = now_s();
     network
         .labels
         .get(owner::LABEL_CREATED)
@@ -160,37 +173,63 @@ fn owner_of(summary: &ContainerSummary) -> Owner {
     owner_of_labels(&summary.labels)
 }
 
-/// Whether an owner that its pid cannot judge has provably let go of its container: the
-/// container is past its start-up and either ended (or never started) or no longer lists the
-/// owner's lease. A paused container is kept: someone paused it on purpose.
-fn lease_lost(owner: &Owner, summary: &ContainerSummary) -> bool {
-    let Some(run) = &owner.run else {
-        return false;
-    };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs();
-    let created = summary.created.and_then(|c| u64::try_from(c).ok());
-    if created.is_none_or(|created| now.saturating_sub(created) < LEASE_GRACE.as_secs()) {
-        return false;
+/// The runs among `containers` (of owners that their pids cannot judge) that still hold on to
+/// their containers, when it is `now_s` and `lease` says whether a container's Redis still lists
+/// a run's lease (`None`: it cannot be asked). A run lets go of its containers only when every
+/// one of them has: a run kills one of Redlock's nodes on purpose, and keeps the lease on the
+/// others while that node is down (an exited container of a live run), and a node restarted a
+/// moment ago has not yet taken its lease again. So a run is held while any of its containers
+/// is young (the run may not have taken its lease yet), paused (someone paused it on purpose),
+/// in a state the engine is still changing (restarting, removing), or running with a lease that
+/// is held or cannot be asked.
+fn runs_held(
+    containers: &[(&Owner, &ContainerSummary)],
+    now_s: u64,
+    lease: impl Fn(&ContainerSummary, &str) -> Option<bool>,
+) -> BTreeSet<String> {
+    let mut held = BTreeSet::new();
+    for (owner, summary) in containers {
+        let Some(run) = &owner.run else {
+            continue;
+        };
+        if held.contains(run) {
+            continue;
+        }
+        let created = summary.created.and_then(|c| u64::try_from(c).ok());
+        let holds = created.is_none_or(|c| now_s.saturating_sub(c) < LEASE_GRACE.as_secs())
+            || match summary.state.as_str() {
+                "exited" | "dead" | "created" => false,
+                "running" => lease(summary, run) != Some(false),
+                _ => true,
+            };
+        if holds {
+            held.insert(run.clone());
+        }
     }
-    match summary.state.as_str() {
-        "exited" | "dead" | "created" => return true,
-        "running" => {}
-        _ => return false,
-    }
-    let published = summary.published_port;
+    held
+}
+
+/// Whether the running container `summary` still lists the lease of the run `run`: `None` when
+/// its Redis cannot be asked from here.
+fn lease_of(summary: &ContainerSummary, run: &str) -> Option<bool> {
     // The owner's server requires the password in its command (see `redis_request`); one
     // started without one, by a grader before passwords, is asked without.
     let url = |port: u16| match command_password(&summary.command) {
         Some(password) => password.url("127.0.0.1", port),
         None => format!("redis://127.0.0.1:{port}"),
     };
-    match published {
-        Some(port) if engine_is_local() => owner::lease_held(&url(port), run) == Some(false),
-        _ => false,
+    match summary.published_port {
+        Some(port) if engine_is_local() => owner::lease_held(&url(port), run),
+        _ => None,
     }
+}
+
+/// Now, in seconds since the epoch.
+fn now_s() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
 }
 
 /// (id, summary) of every grader container of this host.
@@ -207,5 +246,68 @@ fn grader_containers() -> Result<Vec<(String, ContainerSummary)>, ServerError> {
             .map(|summary| (summary.id.clone(), summary))
             .collect()),
         other => Err(unexpected(&other)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: u64 = 1_000_000;
+
+    fn container(run: &str, state: &str, age_s: u64) -> (Owner, ContainerSummary) {
+        let owner = Owner {
+            run: Some(run.to_owned()),
+            ..Owner::default()
+        };
+        let summary = ContainerSummary {
+            id: format!("{run}-{state}-{age_s}"),
+            state: state.to_owned(),
+            created: Some((NOW - age_s) as i64),
+            ..ContainerSummary::default()
+        };
+        (owner, summary)
+    }
+
+    fn held(containers: &[(Owner, ContainerSummary)], leases: &[&str]) -> BTreeSet<String> {
+        let pairs: Vec<(&Owner, &ContainerSummary)> =
+            containers.iter().map(|(o, s)| (o, s)).collect();
+        runs_held(&pairs, NOW, |_, run| Some(leases.contains(&run)))
+    }
+
+    #[test]
+    fn a_node_killed_by_a_live_run_is_kept_with_its_run() {
+        // Run `live` killed one of its nodes for a delayed restart and holds its lease on the
+        // others; run `dead` left only stopped containers and lost leases.
+        let containers = [
+            container("live", "exited", 600),
+            container("live", "running", 600),
+            container("dead", "exited", 600),
+            container("dead", "running", 600),
+        ];
+        assert_eq!(
+            held(&containers, &["live"]),
+            BTreeSet::from(["live".to_owned()])
+        );
+    }
+
+    #[test]
+    fn a_run_whose_containers_all_stopped_long_ago_is_let_go() {
+        let containers = [
+            container("gone", "exited", 600),
+            container("gone", "dead", 600),
+        ];
+        assert!(held(&containers, &["gone"]).is_empty());
+    }
+
+    #[test]
+    fn young_paused_or_unaskable_containers_hold_their_run() {
+        let young = [container("a", "exited", 10)];
+        assert!(held(&young, &[]).contains("a"));
+        let paused = [container("b", "paused", 600), container("b", "exited", 600)];
+        assert!(held(&paused, &[]).contains("b"));
+        let pairs = [container("c", "running", 600)];
+        let refs: Vec<(&Owner, &ContainerSummary)> = pairs.iter().map(|(o, s)| (o, s)).collect();
+        assert!(runs_held(&refs, NOW, |_, _| None).contains("c"));
     }
 }

@@ -9,7 +9,7 @@
 //! - lets the virtual clock notice any TTL the command set: the command goes
 //!   out between two `TIME`s and ahead of a `PEXPIRETIME` of each timed key,
 //!   in one round trip, so the clock knows when it ran and whether it changed
-//!   an expiry at all ([`crate::clock::sent_timed`]);
+//!   an expiry at all ([`crate::clock::TimedFrame`]);
 //! - counts it, and stops a runaway loop after [`COMMAND_BUDGET`] commands
 //!   ([`tally`]);
 //! - can act *between* two commands: an [`Intervention`] (on a node, the

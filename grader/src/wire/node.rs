@@ -26,7 +26,7 @@ use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
 
 use super::show::{show_value, unpack};
 use super::tally::Tally;
-use crate::clock::Sighting;
+use crate::clock::{Sighting, TimedFrame};
 use crate::nodes::cluster::{Route, SharedCluster, enter};
 use crate::nodes::record::Answer;
 
@@ -37,33 +37,40 @@ pub(super) struct OnNode {
     /// The connection, and the generation of the node it reaches: a node
     /// restarted since needs a new one.
     con: Option<(u64, Connection)>,
-    /// The lock key, on the node's clock: read back after each command.
-    timed: Vec<String>,
+    /// The frame around each command that reads back the lock key's expiry
+    /// on the node's clock, packed once.
+    frame: TimedFrame,
 }
 
 impl OnNode {
     /// A client of node `index` of `cluster`, not connected yet.
     pub(super) fn new(cluster: &SharedCluster, index: usize) -> OnNode {
-        let timed = vec![enter(cluster).key().to_owned()];
+        let frame = TimedFrame::new(&[enter(cluster).key().to_owned()]);
         OnNode {
             index,
             cluster: cluster.clone(),
             con: None,
-            timed,
+            frame,
         }
     }
 
-    fn connection(&mut self, url: &str, generation: u64) -> RedisResult<&mut Connection> {
-        if self.con.as_ref().is_none_or(|(g, _)| *g != generation) {
+    /// The live connection in `slot` to the node at `url`, as of `generation`:
+    /// a node restarted since gets a new one.
+    fn connection<'c>(
+        slot: &'c mut Option<(u64, Connection)>,
+        url: &str,
+        generation: u64,
+    ) -> RedisResult<&'c mut Connection> {
+        if slot.as_ref().is_none_or(|(g, _)| *g != generation) {
             let con = crate::server::connect_url(url).map_err(|cause| {
                 RedisError::from(std::io::Error::new(
                     std::io::ErrorKind::ConnectionRefused,
                     cause,
                 ))
             })?;
-            self.con = Some((generation, con));
+            *slot = Some((generation, con));
         }
-        match self.con.as_mut() {
+        match slot.as_mut() {
             Some((_, con)) => Ok(con),
             None => Err(unreachable_node("no connection")),
         }
@@ -76,7 +83,7 @@ impl OnNode {
         &mut self,
         tally: &mut Tally,
         label: &[u8],
-        forward: impl FnOnce(&mut Connection, &[String]) -> (RedisResult<Value>, Sighting),
+        forward: impl FnOnce(&mut Connection, &TimedFrame) -> (RedisResult<Value>, Sighting),
     ) -> RedisResult<Value> {
         tally.check_budget();
         let i = self.index;
@@ -104,12 +111,10 @@ impl OnNode {
             }
             Route::Send { url, generation } => {
                 let sent = Instant::now();
-                let timed = std::mem::take(&mut self.timed);
-                let (reply, sighting) = match self.connection(&url, generation) {
-                    Ok(con) => forward(con, &timed),
+                let (reply, sighting) = match Self::connection(&mut self.con, &url, generation) {
+                    Ok(con) => forward(con, &self.frame),
                     Err(e) => (Err(e), Sighting::default()),
                 };
-                self.timed = timed;
                 if reply.is_err() {
                     self.con = None;
                 }
@@ -157,9 +162,7 @@ impl OnNode {
 
     /// One command of the lock's code, to the node.
     pub(super) fn one(&mut self, tally: &mut Tally, cmd: &[u8]) -> RedisResult<Value> {
-        self.send(tally, cmd, |con, timed| {
-            crate::clock::sent_timed(con, cmd, timed)
-        })
+        self.send(tally, cmd, |con, frame| frame.send(con, cmd))
     }
 
     /// A pipeline is one step, shown by its first command.
