@@ -1,13 +1,15 @@
 //! Times `cargo course batch` on a class of prepared submissions:
 //!
 //! ```sh
-//! GRADER_REDIS=process cargo run -p grader --example batch_bench -- [N] [FILTER…]
+//! GRADER_REDIS=process cargo run -p grader --example batch_bench -- [N] [--no-sandbox] [FILTER…]
 //! ```
 //!
 //! makes N submissions (default 30) holding the reference solutions, grades
-//! them as `cargo course batch` does, and prints the time per submission and
-//! for the whole batch. The grader's first build in `target/course-batch/`
-//! is done (and timed) apart, before the clock starts.
+//! them as `cargo course batch` does (each build and run in its bubblewrap
+//! sandbox, unless `--no-sandbox` says otherwise, to see what the sandbox
+//! costs), and prints the time per submission and for the whole batch. The
+//! grader's first build in `target/course-batch/` is done (and timed) apart,
+//! before the clock starts.
 
 use std::fs;
 use std::path::Path;
@@ -15,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use grader::course::batch::{self, Batch};
 use grader::course::grade::course_root;
+use grader::isolation::Isolation;
 
 /// Makes `count` submissions holding the reference solutions in `dir`.
 fn prepare(dir: &Path, count: usize) -> std::io::Result<()> {
@@ -31,11 +34,29 @@ fn prepare(dir: &Path, count: usize) -> std::io::Result<()> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(30);
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = match args.first().and_then(|n| n.parse().ok()) {
+        Some(n) => {
+            args.remove(0);
+            n
+        }
+        None => 30,
+    };
+    let sandboxed = !args.iter().any(|a| a == "--no-sandbox");
+    args.retain(|a| a != "--no-sandbox");
     let mut batch = Batch::this_course();
-    batch.filters = args.collect();
+    batch.filters = args;
     batch.time_limit = Duration::from_secs(900);
+    if sandboxed {
+        // As `cargo course batch` does: no sandbox is an error, not a quiet fallback.
+        let isolation = Isolation::detect().map_err(|e| {
+            format!("{e}; install bubblewrap, or pass --no-sandbox to time the batch without it")
+        })?;
+        println!("sandbox: bubblewrap {}", isolation.version());
+        batch.isolation = Some(isolation);
+    } else {
+        println!("sandbox: none (--no-sandbox)");
+    }
     let root = std::env::temp_dir().join(format!("course-batch-bench-{}", std::process::id()));
 
     // One submission per worker first: the grader's build, outside the figure.

@@ -19,13 +19,17 @@
 //!
 //! Real time still passes between two steps, and a stopped process (Ctrl-Z),
 //! a starved CPU or a paused server can make it pass for seconds. Every move
-//! of virtual time re-anchors each timed key's real expiry to its virtual one
-//! plus a cushion ([`CUSHION_MS`]): a key a few milliseconds from its virtual
-//! expiry would otherwise run out in real time during the very next command,
-//! before virtual time reached it. Only a move of virtual time ends a timed
-//! key, so the cushion is never seen (`PTTL` on the wire answers on virtual
-//! time); it absorbs the real milliseconds that the steps until the next move
-//! take. A look that finds real time ran further than the clock can absorb (a
+//! of virtual time re-anchors each timed key's real expiry to its virtual
+//! one, and a key with less than [`FLOOR_MS`] of virtual time left gets that
+//! floor in real time: a key a few milliseconds from its virtual expiry would
+//! otherwise run out in real time during the very next command, before
+//! virtual time reached it. Only a move of virtual time ends a timed key, so
+//! the floor is never seen (`PTTL` on the wire answers on virtual time). (The
+//! floor is not added to every key: the look tells a TTL a command set by a
+//! real expiry that changed, and a key re-anchored at its virtual TTL plus a
+//! constant would read unchanged after a command that set that TTL, a whole
+//! lock's renewal, at the same millisecond. The floor's odd value is one no
+//! lock asks for.) A look that finds real time ran further than the clock can absorb (a
 //! timed key whose real expiry came before its virtual one, or a TTL read
 //! back long after it was set) fails with [`GradeError::Stalled`], and the
 //! check is run again ([`crate::stall`]).
@@ -68,10 +72,12 @@ pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
 /// real milliseconds until the look. The grader's own TTLs are multiples of it.
 const LOOK_RESOLUTION_MS: u64 = 250;
 
-/// How much longer than its virtual TTL a timed key lives in real time after
-/// a move of virtual time, in ms: the real time the steps until the next move
-/// may take before a key runs out early, which is then a stall.
-pub const CUSHION_MS: u64 = 500;
+/// The least real TTL a timed key gets at a move of virtual time, in ms,
+/// however little of its virtual TTL is left: the real time the steps until
+/// the next move may take before such a key runs out early, which is then a
+/// stall. Above a look's 250 ms resolution, so that every early loss of a
+/// re-anchored key is seen; and a number no lock's TTL is (see above).
+pub const FLOOR_MS: u64 = 337;
 
 /// How much real time may pass between a command whose real instant the wire
 /// could not read (one sent inside a `MULTI` it opened with a command of its
@@ -159,16 +165,16 @@ return result
 /// has come, or is no more than ARGV[2] ([`SLACK_MS`]) away, so that a TTL
 /// read that much over the one asked for expires when the one asked for
 /// would; and re-anchors the others so that their real TTL again equals
-/// their virtual one plus ARGV[3] ([`CUSHION_MS`]). The books note that
-/// whole real TTL as the key's `left`: once it has passed in real time, the
-/// key's loss is a stall, however short its virtual TTL was. Returns the
+/// their virtual one, or ARGV[3] ([`FLOOR_MS`]) if that is longer. The books
+/// note that real TTL as the key's `left`: once it has passed in real time,
+/// the key's loss is a stall, however short its virtual TTL was. Returns the
 /// names of the keys that expired.
 static ADVANCE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local now_virtual = tonumber(ARGV[1])
 local slack = tonumber(ARGV[2])
-local cushion = tonumber(ARGV[3])
+local floor = tonumber(ARGV[3])
 local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local expired = {}
@@ -183,7 +189,7 @@ for i = 2, #KEYS do
             table.insert(expired, key)
             redis.call("HSET", KEYS[1], key .. "|real", "-2", key .. "|virtual", "-2")
         else
-            local left = virtual - now_virtual + cushion
+            local left = math.max(virtual - now_virtual, floor)
             local real = now_real + left
             redis.call("PEXPIREAT", key, real)
             redis.call("HSET", KEYS[1], key .. "|real", tostring(real), key .. "|left", tostring(left))
@@ -425,7 +431,7 @@ impl Clock {
         Ok(call
             .arg(self.now_ms)
             .arg(SLACK_MS)
-            .arg(CUSHION_MS)
+            .arg(FLOOR_MS)
             .invoke(con)?)
     }
 

@@ -18,10 +18,10 @@ use redis::RedisResult;
 const ABOUT_TO_EXPIRE_MS: i64 = 1_700;
 
 /// How long the "machine" stands still once it finds a lock with `left_ms`
-/// to live: longer than that and the clock's cushion together, so that the
-/// lock's real expiry comes meanwhile.
+/// to live: longer than that and the clock's floor together, so that the
+/// lock's real expiry comes meanwhile, whichever it is.
 fn stall(left_ms: i64) -> Duration {
-    Duration::from_millis(left_ms.max(0) as u64 + grader::clock::CUSHION_MS + 200)
+    Duration::from_millis(left_ms.max(0) as u64 + grader::clock::FLOOR_MS + 200)
 }
 
 /// How many calls of [`stall_then_acquire`] stall (the rest do not).
@@ -83,7 +83,7 @@ fn a_stall_is_run_again_and_a_lasting_one_is_no_verdict() {
 
 /// The same between two steps of the grader's own: a lock with 1 s of
 /// virtual time left, then real time in which nothing happens, half a second
-/// longer than that second and the clock's cushion together.
+/// longer than that second and the clock's floor together.
 #[test]
 fn a_lock_that_real_time_took_away_is_a_stall_not_a_free_lock() {
     let mut world = World::open().expect("a world");
@@ -98,9 +98,7 @@ fn a_lock_that_real_time_took_away_is_a_stall_not_a_free_lock() {
         .expect("A takes the lock");
     world.settle().expect("the clock notes A's TTL");
     world.advance_to(9_000).expect("9 s later");
-    std::thread::sleep(Duration::from_millis(
-        1_000 + grader::clock::CUSHION_MS + 500,
-    ));
+    std::thread::sleep(Duration::from_millis(1_000 + grader::clock::FLOOR_MS + 500));
     match world.lock_value() {
         Err(GradeError::Stalled(what)) => assert!(what.contains("real expiry"), "{what}"),
         // Still there at virtual 9 s is right too; gone is what must not be.
