@@ -24,15 +24,18 @@
 //! floor in real time: a key a few milliseconds from its virtual expiry would
 //! otherwise run out in real time during the very next command, before
 //! virtual time reached it. Only a move of virtual time ends a timed key, so
-//! the floor is never seen (`PTTL` on the wire answers on virtual time). (The
-//! floor is not added to every key: the look tells a TTL a command set by a
-//! real expiry that changed, and a key re-anchored at its virtual TTL plus a
-//! constant would read unchanged after a command that set that TTL, a whole
-//! lock's renewal, at the same millisecond. The floor's odd value is one no
-//! lock asks for.) A look that finds real time ran further than the clock can absorb (a
-//! timed key whose real expiry came before its virtual one, or a TTL read
-//! back long after it was set) fails with [`GradeError::Stalled`], and the
-//! check is run again ([`crate::stall`]).
+//! the floor is never seen (`PTTL` on the wire answers on virtual time).
+//!
+//! The floor is not added to every key. The look tells a TTL a command set by
+//! a real expiry that changed, and a key re-anchored at its virtual TTL plus a
+//! constant would read unchanged after a command that set that very TTL (a
+//! lock's renewal) in the same millisecond. The floor's odd value is one no
+//! lock asks for.
+//!
+//! A look that finds real time ran further than the clock can absorb (a timed
+//! key whose real expiry came before its virtual one, or a TTL read back long
+//! after it was set) fails with [`GradeError::Stalled`], and the check is run
+//! again ([`crate::stall`]).
 //! (A look cannot re-anchor keys itself: that would touch keys a client may
 //! be `WATCH`ing.)
 

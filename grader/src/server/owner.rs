@@ -82,16 +82,22 @@ impl Owner {
 /// The labels of a Docker network this process creates (Redlock's nodes live on one): its
 /// owner's, as a container's, and the time it was created.
 pub(crate) fn network_labels() -> std::collections::HashMap<String, String> {
-    let created = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs();
+    let created = now_s();
     Owner::this_process()
         .labels()
         .into_iter()
         .chain([(LABEL_CREATED, created.to_string())])
         .map(|(k, v)| (k.to_owned(), v))
         .collect()
+}
+
+/// Now, in seconds since the epoch: the unit of the engine's `created` and of
+/// [`LABEL_CREATED`].
+pub(super) fn now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
 }
 
 /// What this process can see of another process by its pid.

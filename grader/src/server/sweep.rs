@@ -9,7 +9,7 @@
 //! run keeps its nodes on its network until it ends).
 
 use std::collections::BTreeSet;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use course_docker_protocol::{
     ContainerSummary, NetworkRemoval, NetworkSummary as Network, Reply, Request,
@@ -50,32 +50,29 @@ pub fn networks_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
 /// Starting a container does this first; it is public for tools and tests.
 pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
     let my_ns = owner::pid_namespace();
-    let containers = grader_containers()?;
-    let owners: Vec<(Owner, Judgement)> = containers
-        .iter()
-        .map(|(_, summary)| {
-            let owner = owner_of(summary);
-            let judged = owner::judge_by_pid(&owner, my_ns.as_deref(), owner::look);
-            (owner, judged)
+    let judged: Vec<(String, ContainerSummary, Owner, Judgement)> = grader_containers()?
+        .into_iter()
+        .map(|(id, summary)| {
+            let owner = owner_of(&summary);
+            let judgement = owner::judge_by_pid(&owner, my_ns.as_deref(), owner::look);
+            (id, summary, owner, judgement)
         })
         .collect();
     // Runs that their pids cannot judge are judged by all their containers together.
-    let unknown: Vec<(&Owner, &ContainerSummary)> = owners
+    let unknown: Vec<(&Owner, &ContainerSummary)> = judged
         .iter()
-        .zip(&containers)
-        .filter(|((_, judged), _)| *judged == Judgement::Unknown)
-        .map(|((owner, _), (_, summary))| (owner, summary))
+        .filter(|(.., judgement)| *judgement == Judgement::Unknown)
+        .map(|(_, summary, owner, _)| (owner, summary))
         .collect();
-    let held = runs_held(&unknown, now_s(), lease_of);
-    let stale: Vec<String> = owners
-        .iter()
-        .zip(&containers)
-        .filter(|((owner, judged), _)| match judged {
+    let held = runs_held(&unknown, owner::now_s(), lease_of);
+    let stale: Vec<String> = judged
+        .into_iter()
+        .filter(|(_, _, owner, judgement)| match judgement {
             Judgement::Gone => true,
             Judgement::Alive => false,
             Judgement::Unknown => owner.run.as_ref().is_some_and(|run| !held.contains(run)),
         })
-        .map(|(_, (id, _))| id.clone())
+        .map(|(id, ..)| id)
         .collect();
     for id in &stale {
         let request = Request::Remove { id: id.clone() };
@@ -143,7 +140,7 @@ fn owner_of_labels(labels: &std::collections::BTreeMap<String, String>) -> Owner
 
 /// Whether a network was created longer than [`LEASE_GRACE`] ago, by its label.
 fn past_start_up(network: &Network) -> bool {
-    let now = now_s();
+    let now = owner::now_s();
     network
         .labels
         .get(owner::LABEL_CREATED)
@@ -224,14 +221,6 @@ fn lease_of(summary: &ContainerSummary, run: &str) -> Option<bool> {
     }
 }
 
-/// Now, in seconds since the epoch.
-fn now_s() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs()
-}
-
 /// (id, summary) of every grader container of this host.
 fn grader_containers() -> Result<Vec<(String, ContainerSummary)>, ServerError> {
     let label = format!("{}={}", owner::LABEL_HOST, owner::host_name());
@@ -269,10 +258,12 @@ mod tests {
         (owner, summary)
     }
 
-    fn held(containers: &[(Owner, ContainerSummary)], leases: &[&str]) -> BTreeSet<String> {
+    /// The runs held among `containers`, where a run's lease is held when
+    /// `leases` names it, or cannot be asked when `leases` is `None`.
+    fn held(containers: &[(Owner, ContainerSummary)], leases: Option<&[&str]>) -> BTreeSet<String> {
         let pairs: Vec<(&Owner, &ContainerSummary)> =
             containers.iter().map(|(o, s)| (o, s)).collect();
-        runs_held(&pairs, NOW, |_, run| Some(leases.contains(&run)))
+        runs_held(&pairs, NOW, |_, run| leases.map(|l| l.contains(&run)))
     }
 
     #[test]
@@ -286,7 +277,7 @@ mod tests {
             container("dead", "running", 600),
         ];
         assert_eq!(
-            held(&containers, &["live"]),
+            held(&containers, Some(&["live"])),
             BTreeSet::from(["live".to_owned()])
         );
     }
@@ -297,17 +288,16 @@ mod tests {
             container("gone", "exited", 600),
             container("gone", "dead", 600),
         ];
-        assert!(held(&containers, &["gone"]).is_empty());
+        assert!(held(&containers, Some(&["gone"])).is_empty());
     }
 
     #[test]
     fn young_paused_or_unaskable_containers_hold_their_run() {
         let young = [container("a", "exited", 10)];
-        assert!(held(&young, &[]).contains("a"));
+        assert!(held(&young, Some(&[])).contains("a"));
         let paused = [container("b", "paused", 600), container("b", "exited", 600)];
-        assert!(held(&paused, &[]).contains("b"));
-        let pairs = [container("c", "running", 600)];
-        let refs: Vec<(&Owner, &ContainerSummary)> = pairs.iter().map(|(o, s)| (o, s)).collect();
-        assert!(runs_held(&refs, NOW, |_, _| None).contains("c"));
+        assert!(held(&paused, Some(&[])).contains("b"));
+        let unaskable = [container("c", "running", 600)];
+        assert!(held(&unaskable, None).contains("c"));
     }
 }
