@@ -18,6 +18,10 @@ use redis::{ConnectionLike, RedisResult};
 /// Returns `Ok(Some(fencing_token))` when taken, `Ok(None)` when someone else
 /// holds the lock.
 ///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
+///
 /// In Lua, `redis.call("SET", …, "NX", …)` returns a false value when the key
 /// exists, and a script that returns `false` (or `nil`) reads as `None` here.
 ///

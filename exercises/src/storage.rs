@@ -29,6 +29,10 @@ use redis::{ConnectionLike, RedisResult};
 /// also stores its token in the `fence` field. A field that is not there yet
 /// reads as 0 (in Lua: `tonumber(redis.call("HGET", …)) or 0`).
 ///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
+///
 /// Checks: `cargo test -p exercises storage::`
 pub fn fenced_write<C: ConnectionLike>(
     con: &mut C,
@@ -47,6 +51,8 @@ pub fn fenced_write<C: ConnectionLike>(
 /// when it refused it because it has already seen a larger token. An accepted
 /// read stores its token in the `fence` field too, so that older holders are
 /// fenced off from the moment a newer one has *read*.
+///
+/// A failed command goes back as `Err`, as in [`fenced_write`].
 ///
 /// Checks: `cargo test -p exercises storage::`
 pub fn fenced_read<C: ConnectionLike>(

@@ -1,10 +1,11 @@
 //! Redlocks with one classic mistake each, as the libraries' trackers report them.
 //!
 //! Each is the reference Redlock with one step changed: a quorum off by one, the time spent
-//! forgotten, no release after a failure, no drift allowance, a node's clock read instead of the
-//! client's own, the validity counted from the reply that made the majority, an expired lock
-//! returned as held, a validity that wraps around when the round outlasts the TTL, a plain `DEL`
-//! to release, a release that reads and then deletes. The rows that
+//! forgotten, no release after a failure, a release only where an `OK` came back, no drift
+//! allowance, a node's clock read instead of the client's own, the validity counted from the
+//! reply that made the majority, an expired lock returned as held, a validity that wraps around
+//! when the round outlasts the TTL, a plain `DEL` to release, a release that reads and then
+//! deletes. The rows that
 //! pair each with the check that must catch it are in [`super::wrong::ALL`]. At the end, a
 //! correct Redlock written differently, which must pass every check.
 
@@ -86,6 +87,41 @@ pub fn no_release_on_failure<C: ConnectionLike>(
         .saturating_sub(clock() - started)
         .saturating_sub(drift(ttl));
     (granted > nodes.len() / 2 && !validity.is_zero()).then_some(validity)
+}
+
+/// On a refusal, releases only the nodes whose `OK` came back: a node that set the key and lost
+/// its reply keeps A's token for a whole TTL, and with it a vote against everyone else.
+pub fn releases_only_where_it_heard_ok<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let started = clock();
+    let mut said_yes = Vec::new();
+    for (i, node) in nodes.iter_mut().enumerate() {
+        let reply: RedisResult<Option<String>> = redis::cmd("SET")
+            .arg(key)
+            .arg(token)
+            .arg("NX")
+            .arg("PX")
+            .arg(ttl.as_millis() as u64)
+            .query(node);
+        if matches!(reply, Ok(Some(_))) {
+            said_yes.push(i);
+        }
+    }
+    let validity = ttl
+        .saturating_sub(clock() - started)
+        .saturating_sub(drift(ttl));
+    if said_yes.len() > nodes.len() / 2 && !validity.is_zero() {
+        return Some(validity);
+    }
+    for i in said_yes {
+        release_all(&mut nodes[i..=i], key, token);
+    }
+    None
 }
 
 /// Subtracts the time spent but allows nothing for clock drift.

@@ -5,9 +5,10 @@
 //! only races or crashes clients: nothing there makes Redis answer with an
 //! error or lose a reply. The grader's faults do ([`crate::wire::fault`]), and
 //! each of these locks must fail its exercise's check of failed commands
-//! (`reports_a_failed_command`, Redlock's `counts_a_failed_node_as_a_no`) on
-//! them, with the exercise's rule, through the same probe and judge
-//! that every lock meets: no entry here has a check of its own.
+//! (`reports_a_failed_command`, Redlock's `counts_a_failed_node_as_a_no`, or
+//! the explorer where the exercise has no such check) and its explorer, with
+//! the exercise's rule, through the same probe, models and judges that every
+//! lock meets: no entry here has a check of its own.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -78,12 +79,39 @@ pub const WRONG: &[Wrong] = &[
     },
     Wrong {
         lock: Lock {
+            name: "fenced acquire that takes an error for a refusal",
+            acquire_fenced: acquire_fenced_ok_or_refused,
+            ..REFERENCE
+        },
+        fails: "fencing::explored",
+        breaks: Property::AcquireReportsFailure,
+    },
+    Wrong {
+        lock: Lock {
+            name: "storage that takes an error for a refused write",
+            fenced_write: write_ok_or_refused,
+            ..REFERENCE
+        },
+        fails: "storage::explored",
+        breaks: Property::StorageReportsFailure,
+    },
+    Wrong {
+        lock: Lock {
             name: "Redlock that counts a connection error as a yes",
             redlock_acquire: connection_error_as_yes,
             ..REFERENCE
         },
         fails: "redlock::counts_a_failed_node_as_a_no",
         breaks: Property::RedlockNeedsMajority,
+    },
+    Wrong {
+        lock: Lock {
+            name: "Redlock release that counts an error as a delete",
+            redlock_release: redlock_release_error_as_deleted,
+            ..REFERENCE
+        },
+        fails: "redlock::release_counts_what_came_back",
+        breaks: Property::RedlockReleaseTellsTruth,
     },
 ];
 
@@ -128,6 +156,29 @@ fn acquire_ok_or_refused<C: ConnectionLike>(
     ttl: Duration,
 ) -> RedisResult<bool> {
     Ok(reference::acquire::acquire(con, key, token, ttl).unwrap_or_default())
+}
+
+/// The reference fenced acquire, but any error reads as "held by someone
+/// else": no token, as if the lock were taken.
+fn acquire_fenced_ok_or_refused<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    fence: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<Option<u64>> {
+    Ok(reference::fencing::acquire_fenced(con, key, fence, token, ttl).unwrap_or(None))
+}
+
+/// The reference storage write, but an error reads as a refusal: "a newer
+/// token must have come in".
+fn write_ok_or_refused<C: ConnectionLike>(
+    con: &mut C,
+    row: &str,
+    token: u64,
+    value: i64,
+) -> RedisResult<bool> {
+    Ok(reference::storage::fenced_write(con, row, token, value).unwrap_or(false))
 }
 
 /// The reference acquire, but a time-out reads as a grant: "the SET surely
@@ -205,4 +256,24 @@ fn connection_error_as_yes<C: ConnectionLike>(
     }
     reference::redlock::redlock_release(nodes, key, token);
     None
+}
+
+/// The reference Redlock release, but a node that failed counts as freed: "its key is gone, or
+/// soon will be".
+fn redlock_release_error_as_deleted<C: ConnectionLike>(
+    nodes: &mut [C],
+    key: &str,
+    token: &str,
+) -> usize {
+    // The single server's release is the same compare-and-delete, node by node.
+    let mut deleted = 0;
+    for node in nodes.iter_mut() {
+        if matches!(
+            reference::release::release(node, key, token),
+            Ok(true) | Err(_)
+        ) {
+            deleted += 1;
+        }
+    }
+    deleted
 }

@@ -5,7 +5,8 @@
 //! (a fence crossing from 9 to 10, a row without its `value` field, a read
 //! sent twice, a counter whose name is not the lock's plus `:fence`, time
 //! that runs out for the counter or the row, a client taking the lock in a
-//! gap that lasts one command). Their entries are in
+//! gap that lasts one command, a failed command followed by another call on
+//! the same connection). Their entries are in
 //! [`super::wrong::ALL`], each naming the explorer check that catches it.
 
 use std::time::Duration;
@@ -187,4 +188,24 @@ pub fn expire_every_time<C: ConnectionLike>(
         .arg(ttl.as_millis() as u64)
         .exec(con)?;
     Ok(taken.is_some())
+}
+
+/// The `WATCH`, check, `MULTI`/`DEL`/`EXEC` release, but a command that fails
+/// after the `WATCH` returns at once and leaves the `WATCH` on the
+/// connection. Redis keeps watching: once the key changes (it expires, a
+/// client takes it), the connection's next transaction aborts, and the next
+/// release of the caller's own lock returns `false` and deletes nothing.
+pub fn watch_left_after_an_error<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+) -> RedisResult<bool> {
+    redis::cmd("WATCH").arg(key).exec(con)?;
+    let holder: Option<String> = redis::cmd("GET").arg(key).query(con)?;
+    if holder.as_deref() != Some(token) {
+        redis::cmd("UNWATCH").exec(con)?;
+        return Ok(false);
+    }
+    let done: Option<(i64,)> = redis::pipe().atomic().del(key).query(con)?;
+    Ok(done.is_some_and(|(n,)| n == 1))
 }

@@ -2,10 +2,13 @@
 //! drawn from seeds.
 //!
 //! Each seed draws a few rounds ([`ROUNDS`]), each a [`Situation`] (a TTL; a node free, held by B,
-//! paused or down, each reply on time or late to the millisecond) played on fresh nodes; the
-//! [`model`](crate::model::redlock) says what a correct Redlock returns there and what it leaves
-//! on the nodes; then A releases, B stepping in at one command boundary in some rounds, and no
-//! node may keep A's token or lose B's. The first round where the learner's code does otherwise
+//! paused or down, each reply on time or late to the millisecond; a fault on one command) played
+//! on fresh nodes; the [`model`](crate::model::redlock) says what a correct Redlock returns there
+//! and what it leaves on the nodes, a node whose `SET` met the fault counting as a no. Then A
+//! releases, B stepping in at one command boundary in some rounds and a fault meeting one of its
+//! commands in others: no node may keep A's token (but one whose delete the fault stopped) or
+//! lose B's, and the release counts the nodes whose delete came back done. The first round where
+//! the learner's code does otherwise
 //! is shrunk, node by node, to the simplest one that still goes wrong, and reported with the seed
 //! that replays it (`GRADER_SEED`), as the other explorer checks do. The rounds played are
 //! counted by the branches of the model they reached ([`explore`], [`Coverage`]).
@@ -15,16 +18,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::redlock::{TOKEN_A, TOKEN_B, acquire, release};
+use crate::clock::SLACK_MS;
 use crate::error::GradeError;
 use crate::explore::{self, Coverage};
+use crate::judge::Call;
+use crate::judge::redlock::counts_what_came_back;
 use crate::lock::Lock;
-use crate::model::redlock::{BRANCHES, Meets, ROUNDS, Situation, expect};
+use crate::model::redlock::{BRANCHES, Meets, ROUNDS, Situation, expect, lost_grant};
 use crate::nodes::cluster::{Cluster, enter};
 use crate::nodes::{Health, NODES};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::Failure;
 use crate::verdict::{Property, Violation};
-use crate::wire::Step;
+use crate::wire::{Hit, Step};
 
 /// The calls a trace shows, as its heading names them.
 const CALLS: &str = "redlock_acquire` then `redlock_release";
@@ -34,6 +40,22 @@ const CALLS: &str = "redlock_acquire` then `redlock_release";
 /// three rounds, each command perhaps sent twice (redis-rs loading the release's script), plus
 /// the TTL B waits out before stepping in: about 100 s at most.
 const B_TTL_MS: u64 = 600_000;
+
+/// One situation played: what went wrong, if anything, and the branches of the model it reached.
+struct Round {
+    found: Option<Found>,
+    branches: Vec<&'static str>,
+}
+
+impl Round {
+    /// A round that went wrong.
+    fn found(found: Found) -> Result<Round, GradeError> {
+        Ok(Round {
+            found: Some(found),
+            branches: Vec::new(),
+        })
+    }
+}
 
 /// What went wrong in one situation.
 enum Found {
@@ -69,8 +91,9 @@ pub fn explore(
     for &seed in seeds {
         coverage.histories += 1;
         for (round, situation) in Situation::history(seed, NODES).into_iter().enumerate() {
-            let Some(found) = play(&ctx, &situation)? else {
-                for branch in situation.branches() {
+            let played = play(&ctx, &situation)?;
+            let Some(found) = played.found else {
+                for branch in played.branches {
                     coverage.hit(branch);
                 }
                 continue;
@@ -93,7 +116,7 @@ fn shrink(
 ) -> Result<(Situation, Found), GradeError> {
     'simpler: loop {
         for candidate in situation.simpler() {
-            if let Some(again) = play(ctx, &candidate)?
+            if let Some(again) = play(ctx, &candidate)?.found
                 && found.same_kind(&again)
             {
                 situation = candidate;
@@ -105,8 +128,8 @@ fn shrink(
     }
 }
 
-/// Plays `situation` with the learner's acquire; what went wrong, if anything.
-fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeError> {
+/// Plays `situation` with the learner's acquire, then release.
+fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Round, GradeError> {
     let c = Cluster::open()?.shared();
     {
         let mut cluster = enter(&c);
@@ -121,28 +144,43 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
                 Meets::Down => cluster.kill(i),
             }
         }
+        if let Some((k, fault)) = situation.fault {
+            cluster.fail_at(k, fault);
+        }
     }
     let ttl = situation.ttl;
     let got = acquire(&c, ctx.lock, TOKEN_A, ttl)?;
-    let steps = enter(&c).steps();
+    let (steps, hit) = {
+        let mut c = enter(&c);
+        // A fault the acquire never met is not the release's.
+        let hit = c.take_fault();
+        (c.steps(), hit)
+    };
     let value = match got.value {
         Ok(value) => value,
-        Err(failure) => return Ok(Some(Found::Failed("redlock_acquire", failure, steps))),
+        Err(failure) => return Round::found(Found::Failed("redlock_acquire", failure, steps)),
     };
-    let model = expect(situation, got.spent_ms);
+    let lost = lost_grant(situation, hit.as_ref());
+    let model = expect(situation, got.spent_ms, lost);
     let (n, spent) = (situation.nodes.len(), got.spent_ms);
+    // Why a node said no, when a fault made it: its SET failed, or its OK never came back.
+    let said_no = match (&hit, lost) {
+        (Some(hit), Some(i)) => format!(" ({}: node {i} said no)", hit.did()),
+        _ => String::new(),
+    };
     let wrong = |property, what: String| {
-        Ok(Some(Found::Wrong(
+        Round::found(Found::Wrong(
             Violation::anytime(property, what),
             steps.clone(),
-        )))
+        ))
     };
     match (value, model.validity) {
         (Some(v), None) if model.grants <= n / 2 => {
             return wrong(
                 Property::RedlockNeedsMajority,
                 format!(
-                    "A's redlock_acquire granted the lock (valid for {} ms) with only {} of the {n} nodes",
+                    "A's redlock_acquire granted the lock (valid for {} ms) with only {} of the {n} \
+                     nodes{said_no}",
                     v.as_millis(),
                     model.grants
                 ),
@@ -163,8 +201,8 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
             return wrong(
                 Property::RedlockTakesMajority,
                 format!(
-                    "A's redlock_acquire returned None, though {} of the {n} nodes granted it and \
-                     {} ms of validity were left",
+                    "A's redlock_acquire returned None, though {} of the {n} nodes granted it{said_no} \
+                     and {} ms of validity were left",
                     model.grants,
                     e.as_millis()
                 ),
@@ -193,8 +231,18 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
             ),
             Meets::Free if model.validity.is_none() && held == Some(TOKEN_A) => (
                 Property::RedlockReleasesOnFailure,
-                format!("A's redlock_acquire gave up but left A's token on node {i}"),
+                if lost == Some(i) {
+                    format!(
+                        "A's redlock_acquire gave up but left A's token on node {i}{said_no}: \
+                         a node that seemed to refuse may have set the key, so a refusal \
+                         releases on every node"
+                    )
+                } else {
+                    format!("A's redlock_acquire gave up but left A's token on node {i}")
+                },
             ),
+            // A fault's node may hold A's token or not: its SET may have run.
+            Meets::Free if lost == Some(i) => continue,
             Meets::Free if model.validity.is_some() && held != Some(TOKEN_A) => (
                 Property::RedlockTakesMajority,
                 format!(
@@ -205,16 +253,36 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Option<Found>, GradeErro
         };
         return wrong(property, what);
     }
-    release_phase(ctx, &c, situation)
+    let (found, release_hit) = release_phase(ctx, &c, situation)?;
+    Ok(Round {
+        found,
+        branches: situation.branches(hit.as_ref(), release_hit.as_ref()),
+    })
 }
 
-/// A releases (B stepping in where the situation says); afterwards no running node holds A's
-/// token, and B keeps every node it held.
+/// A releases (B stepping in, or a fault meeting a command, where the situation says);
+/// afterwards no running node holds A's token (but one whose delete the fault stopped), B keeps
+/// every node it held, and the count returned is the nodes whose delete came back done. Also
+/// returns what the fault hit.
 fn release_phase(
     ctx: &Ctx<'_>,
     c: &crate::nodes::SharedCluster,
     situation: &Situation,
-) -> Result<Option<Found>, GradeError> {
+) -> Result<(Option<Found>, Option<Hit>), GradeError> {
+    let a_before = a_holds(c)?;
+    // How long A's key has left on each node, and when the release begins: a key that runs out
+    // while the release goes on is gone without A's delete.
+    let (left, started) = {
+        let mut c = enter(c);
+        let left = (0..c.len())
+            .map(|i| c.ttl_left(i))
+            .collect::<Result<Vec<_>, _>>()?;
+        (left, c.now_ms())
+    };
+    if let Some((k, fault)) = situation.release_fault {
+        let base = enter(c).commands();
+        enter(c).fail_at(base + k, fault);
+    }
     let stolen = Arc::new(AtomicBool::new(false));
     if let Some(k) = situation.steal_at {
         let ttl_ms = situation.ttl.as_millis() as u64;
@@ -233,14 +301,26 @@ fn release_phase(
         );
     }
     let value = release(c, ctx.lock, TOKEN_A)?;
-    let steps = enter(c).steps();
-    if let Err(failure) = value {
-        return Ok(Some(Found::Failed("redlock_release", failure, steps)));
-    }
+    let (steps, hit) = {
+        let mut c = enter(c);
+        let hit = c.take_fault();
+        (c.steps(), hit)
+    };
+    let released = match value {
+        Ok(released) => released,
+        Err(failure) => {
+            return Ok((Some(Found::Failed("redlock_release", failure, steps)), hit));
+        }
+    };
     let stolen = stolen.load(Ordering::SeqCst);
     let holders = enter(c).holders()?;
+    // The node whose command the fault stopped may keep A's token: it expires with its TTL.
+    let kept = hit
+        .as_ref()
+        .filter(|h| !h.fault.runs())
+        .and_then(|h| h.node);
     for (i, meets) in situation.nodes.iter().enumerate() {
-        if enter(c).health(i) != Health::Up {
+        if enter(c).health(i) != Health::Up || Some(i) == kept {
             continue;
         }
         let held = holders[i].as_deref();
@@ -259,9 +339,41 @@ fn release_phase(
             continue;
         };
         let v = Violation::anytime(property, what);
-        return Ok(Some(Found::Wrong(v, steps)));
+        return Ok((Some(Found::Wrong(v, steps)), hit));
     }
-    Ok(None)
+    // Who freed which node is not for the count to say once B stepped in, or once A's key ran
+    // out on a node while the release went on.
+    let elapsed = enter(c).now_ms() - started;
+    let ran_out =
+        (0..left.len()).any(|i| a_before[i] && left[i].is_some_and(|ms| ms <= elapsed + SLACK_MS));
+    if stolen || ran_out {
+        return Ok((None, hit));
+    }
+    let a_after = a_holds(c)?;
+    let freed = (0..a_before.len())
+        .filter(|&i| a_before[i] && !a_after[i])
+        .count();
+    // A delete that ran and whose reply never came freed its node unheard.
+    let unheard = hit
+        .as_ref()
+        .and_then(|h| {
+            h.node
+                .filter(|&i| h.fault.runs() && a_before[i] && !a_after[i])
+        })
+        .is_some();
+    let heard = freed - usize::from(unheard);
+    let call = Call::at("A", "redlock_release", enter(c).now_ms());
+    let wrong = counts_what_came_back(&call, hit.as_ref(), released, heard);
+    Ok((wrong.map(|v| Found::Wrong(v, steps)), hit))
+}
+
+/// Which nodes are up and hold A's token.
+fn a_holds(c: &crate::nodes::SharedCluster) -> Result<Vec<bool>, GradeError> {
+    let mut c = enter(c);
+    let holders = c.holders()?;
+    Ok((0..holders.len())
+        .map(|i| c.health(i) == Health::Up && holders[i].as_deref() == Some(TOKEN_A))
+        .collect())
 }
 
 fn report(ctx: &Ctx<'_>, seed: u64, round: usize, situation: &Situation, found: Found) -> Verdict {

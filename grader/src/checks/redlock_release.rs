@@ -3,15 +3,20 @@
 //! A's release must free every node A holds, leave alone the nodes another client took after
 //! A's lock expired there, and compare and delete on each node in one step: at every command
 //! boundary of the release in turn, A's lock expires everywhere and B takes every node, and B must
-//! still hold every node afterwards.
+//! still hold every node afterwards. And the count it returns is what the nodes' replies said:
+//! each of its commands meets each fault in turn, and a node whose delete failed, or whose reply
+//! was lost, is not one it freed.
 
 use super::Ctx;
 use super::redlock::{TOKEN_A, TOKEN_B, TTL, broken, failed, nodes_of, release};
 use crate::error::GradeError;
+use crate::judge::Call;
 use crate::nodes::NODES;
+use crate::nodes::SharedCluster;
 use crate::nodes::cluster::{Cluster, enter};
 use crate::report::Verdict;
 use crate::verdict::{Property, Violation};
+use crate::wire::Fault;
 
 /// A holds every node: its release frees all five.
 pub(crate) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -124,4 +129,50 @@ pub(crate) fn release_compares_and_deletes_in_one_step(
         }
         boundary += 1;
     }
+}
+
+/// A holds every node, and each command of A's release meets each fault in turn (an error reply,
+/// a dropped connection, a lost or late reply): the release counts the nodes whose delete came
+/// back done, which leaves out the faulted node whether its delete ran or not.
+pub(crate) fn release_counts_what_came_back(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
+    let open = || -> Result<SharedCluster, GradeError> {
+        let c = Cluster::open()?.shared();
+        for i in 0..NODES {
+            enter(&c).take(i, TOKEN_A, TTL.as_millis() as u64)?;
+        }
+        Ok(c)
+    };
+    // How many commands an untouched release sends; its cluster goes before the next opens.
+    let n = {
+        let c = open()?;
+        if let Err(failure) = release(&c, ctx.lock, TOKEN_A)? {
+            return Ok(failed(ctx, "redlock_release", failure, &c));
+        }
+        enter(&c).commands()
+    };
+    for fault in Fault::ALL {
+        for k in 0..n {
+            let c = open()?;
+            enter(&c).fail_at(k, fault);
+            let released = match release(&c, ctx.lock, TOKEN_A)? {
+                Ok(n) => n,
+                Err(failure) => return Ok(failed(ctx, "redlock_release", failure, &c)),
+            };
+            let Some(hit) = enter(&c).fault_hit().cloned() else {
+                continue;
+            };
+            let (held, _) = nodes_of(&c, TOKEN_A)?;
+            // Freed, with a reply that said so: every node that lost A's token, but the one
+            // whose delete ran and whose reply never came.
+            let unheard = usize::from(hit.fault.runs() && hit.node.is_some());
+            let heard = (NODES - held).saturating_sub(unheard);
+            let call = Call::at("A", "redlock_release", enter(&c).now_ms());
+            if let Some(v) =
+                crate::judge::redlock::counts_what_came_back(&call, Some(&hit), released, heard)
+            {
+                return Ok(broken(ctx, &c, "redlock_release", v));
+            }
+        }
+    }
+    Ok(Verdict::Pass)
 }

@@ -68,6 +68,12 @@ pub const EXERCISE: Exercise = Exercise {
             run: redlock_release::release_spares_another_holder,
         },
         Check {
+            name: "redlock::release_counts_what_came_back",
+            shows: "one of the release's commands meets an error reply, a dropped connection, a lost or late reply: that node is not counted as freed",
+            points: DIRECT,
+            run: redlock_release::release_counts_what_came_back,
+        },
+        Check {
             name: "redlock::release_compares_and_deletes_in_one_step",
             shows: "another client stepping in at every boundary of the release keeps its lock",
             points: DIRECT,

@@ -4,11 +4,14 @@
 //! guessed from one another; fence counters and row tokens just below a
 //! power of ten (9 → 10, 99 → 100) or near 2^53, the largest integer a Lua
 //! number holds exactly; rows missing, or missing a field; TTLs below a
-//! second and between whole seconds (all multiples of the clock's 250 ms);
-//! the same value written twice, the same token sent twice; waits that stop
-//! just before, at, or just after the lock's expiry, or pass every TTL a
-//! call could have set; and, in most calls of the function under test,
-//! another client (any of them) or a crash between two of its commands.
+//! second and between whole seconds (multiples of 250 ms: the clock reads a
+//! round TTL exactly, however Redis's clock ticked, and the grader's own
+//! commands to the granularity of its look); the same value written twice,
+//! the same token sent twice; waits that stop a millisecond before, at, or a
+//! millisecond after the lock's expiry, a quarter of a second either side,
+//! or pass every TTL a call could have set; and, in most calls of the
+//! function under test, another client (any of them) or a crash between two
+//! of its commands.
 //!
 //! While drawing, the generator follows the model (taking the first way each
 //! step may go) only to choose sensible next steps: who holds the lock, what
@@ -16,6 +19,7 @@
 
 use super::history::{Actor, Call, History, Move, Start, Step, StepIn, Subject};
 use super::rng::Rng;
+use crate::clock::SLACK_MS;
 use crate::model::{self, Op, Row, State};
 use crate::wire::Fault;
 
@@ -296,15 +300,14 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         rng.pick(&others)
     };
     let tested = h.exercise.tests(&call);
-    // A command of the call fails (the storage's functions have no rule for
-    // that yet): mostly the first, which is often the only one.
+    // A command of the call fails: mostly the first, which is often the only one.
     // Release and renewal are called less often than they are set up for.
     let (n, d) = match h.exercise {
         Subject::Release => (1, 2),
         Subject::Extend => (9, 20),
         _ => (1, 3),
     };
-    let fault = (tested && h.exercise != Subject::Storage && rng.chance(n, d)).then(|| StepIn {
+    let fault = (tested && rng.chance(n, d)).then(|| StepIn {
         before: rng.pick(&[0, 0, 0, 1]),
         actor: Actor::Fault(rng.pick(&Fault::ALL)),
     });
@@ -366,18 +369,25 @@ fn storage_call(rng: &mut Rng, base: u64, last_value: i64) -> Call {
     }
 }
 
-/// How long a wait lasts: to just before, at or just after the lock's
-/// expiry, or past every TTL.
+/// How long a wait lasts: to the lock's expiry to the millisecond (the last
+/// millisecond it holds, the first it is gone, its expiry, a millisecond
+/// after), to a quarter of a second either side, or past every TTL. The
+/// clock lets a key go once virtual time is within [`SLACK_MS`] of its
+/// expiry, and so does the model: the last millisecond a lock holds is that
+/// much before its expiry.
 pub(super) fn wait(rng: &mut Rng, state: &State) -> u64 {
     let left = state
         .lock
         .as_ref()
         .map(|held| held.expires_at.saturating_sub(state.now_ms));
-    match (rng.below(4), left) {
-        (0, Some(left)) if left > 250 => left - 250,
-        (1, Some(left)) => left,
-        (2, Some(left)) => left + 250,
-        (3, _) => PAST_EVERY_TTL,
+    match (rng.below(8), left) {
+        (0, Some(left)) if left > SLACK_MS => left - SLACK_MS - 1,
+        (1, Some(left)) if left >= SLACK_MS => left - SLACK_MS,
+        (2, Some(left)) => left,
+        (3, Some(left)) => left + 1,
+        (4, Some(left)) if left > 250 => left - 250,
+        (5, Some(left)) => left + 250,
+        (6, _) => PAST_EVERY_TTL,
         _ => rng.pick(&[250, 1000, 1500]),
     }
 }
@@ -386,21 +396,29 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     if rng.chance(1, 6) {
         return Actor::Crash;
     }
-    // Not the holder: a holder taking its own lock again tells a confusing
-    // story, and the model allows either answer to it.
-    let holder = state
-        .lock
-        .as_ref()
-        .and_then(|held| h.tokens.iter().position(|t| *t == held.token));
-    let mut others: Vec<usize> = (0..h.tokens.len())
-        .filter(|&c| c != caller && Some(c) != holder)
-        .collect();
-    if others.is_empty() {
-        others = (0..h.tokens.len()).filter(|&c| c != caller).collect();
+    // Never a client with the caller's token: a token is fresh for each
+    // acquisition, and two calls at once would share it. Not the holder's
+    // either, when another client will do: a holder taking its own lock again
+    // tells a confusing story.
+    let holder = state.lock.as_ref().map(|held| held.token.as_str());
+    let caller_token = h.tokens[caller].as_str();
+    let others = |and_not_holder: bool| -> Vec<usize> {
+        (0..h.tokens.len())
+            .filter(|&c| h.tokens[c] != caller_token)
+            .filter(|&c| !and_not_holder || Some(h.tokens[c].as_str()) != holder)
+            .collect()
+    };
+    let mut candidates = others(true);
+    if candidates.is_empty() {
+        candidates = others(false);
     }
-    let client = rng.pick(&others);
+    if candidates.is_empty() {
+        return Actor::Crash;
+    }
+    let client = rng.pick(&candidates);
+    let holds = Some(h.tokens[client].as_str()) == holder;
     let ttl_ms = rng.pick(TTLS);
-    let moves = match h.exercise {
+    let mut moves = match h.exercise {
         Subject::Acquire | Subject::Release | Subject::Extend | Subject::Keeper => {
             match rng.below(4) {
                 0 | 1 => vec![Move::ExpireLock, Move::Call(Call::Acquire { ttl_ms })],
@@ -434,6 +452,17 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
             })]
         }
     };
+    // The holder acquires only once its lock is gone (the exercises' text).
+    if holds
+        && matches!(
+            moves.first(),
+            Some(Move::Call(
+                Call::Acquire { .. } | Call::AcquireFenced { .. }
+            ))
+        )
+    {
+        moves.insert(0, Move::ExpireLock);
+    }
     Actor::Client { client, moves }
 }
 

@@ -31,6 +31,9 @@ pub const SAID: &[(&str, &str)] = &[
     ("acquire::reports_a_failed_command", ON_ERROR),
     ("release::reports_a_failed_command", ON_ERROR),
     ("extend::reports_a_failed_command", ON_ERROR),
+    // The explorers of the fenced acquire and the storage make their commands fail.
+    ("fencing::explored", ON_ERROR),
+    ("storage::explored", ON_ERROR),
     (
         "keeper::reports_a_failed_command",
         super::keeper::ON_FAILED_RENEWAL,
@@ -38,6 +41,10 @@ pub const SAID: &[(&str, &str)] = &[
     (
         "redlock::counts_a_failed_node_as_a_no",
         super::redlock::ON_ERROR,
+    ),
+    (
+        "redlock::release_counts_what_came_back",
+        super::redlock::ON_RELEASE_ERROR,
     ),
 ];
 

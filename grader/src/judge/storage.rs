@@ -1,12 +1,14 @@
 //! The rules of the storage exercise: the storage refuses tokens older than the
-//! highest it has seen, accepts the others, remembers the highest, and keeps
-//! the last accepted value.
+//! highest it has seen, accepts the others, remembers the highest, keeps the
+//! last accepted value, and hands a failed command's error on.
 //!
 //! The judges name the function that answered (`A's fenced_read`), so that
 //! a read that breaks a rule is never blamed on a write.
 
 use super::Call;
+use super::faults::{Claim, returned_the_error, unknown};
 use crate::verdict::{Property, Violation};
+use crate::wire::Hit;
 
 /// The token a request's token is held against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +61,45 @@ pub fn answered(call: &Call<'_>, token: u64, accepted: bool, seen: Seen) -> Opti
         _ => return None,
     };
     Some(call.broke(property, what))
+}
+
+/// What a storage request answered: a write's verdict, or a read's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answered {
+    /// `fenced_write` returned `Ok(accepted)`.
+    Write(bool),
+    /// `fenced_read` returned `Ok(value)`.
+    Read(Option<i64>),
+}
+
+/// [`Property::StorageReportsFailure`]: after the fault `hit`, the request
+/// returned the error; `returned` is its `Ok` answer if it gave one instead.
+pub fn reports_failure(
+    call: &Call<'_>,
+    hit: &Hit,
+    returned: Option<Answered>,
+) -> Option<Violation> {
+    let claim = returned.map(|answered| match answered {
+        Answered::Write(accepted) => Claim {
+            answer: format!("Ok({accepted})"),
+            claims: if accepted {
+                unknown(hit, "a write that did not happen", "a write it cannot know")
+            } else {
+                "a refusal, as if the row had seen a newer token, which it does not know"
+            },
+        },
+        Answered::Read(value) => Claim {
+            answer: match value {
+                Some(v) => format!("Ok(Some({v}))"),
+                None => "Ok(None)".to_owned(),
+            },
+            claims: match value {
+                Some(_) => "a value the storage never handed back",
+                None => "a refusal, as if the row had seen a newer token, which it does not know",
+            },
+        },
+    });
+    returned_the_error(call, Property::StorageReportsFailure, hit, claim)
 }
 
 /// [`Property::StorageRemembersHighest`]: after the request with `token`,

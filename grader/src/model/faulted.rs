@@ -85,6 +85,16 @@ pub fn judge(d: &Divergence<'_>) -> Option<Violation> {
         (Op::Extend { .. }, Answer::Bool(renewed)) => {
             judge::extend::reports_failure(&call, hit, Some(*renewed))
         }
+        (Op::Write { .. }, Answer::Bool(accepted)) => judge::storage::reports_failure(
+            &call,
+            hit,
+            Some(judge::storage::Answered::Write(*accepted)),
+        ),
+        (Op::Read { .. }, Answer::Read(value)) => judge::storage::reports_failure(
+            &call,
+            hit,
+            Some(judge::storage::Answered::Read(*value)),
+        ),
         (Op::Keep { .. }, Answer::Kept { lost, error, .. }) => {
             let returned = if *error { "Err(…)" } else { "Ok(())" };
             judge::keeper::stops_job(&call, hit, *lost, returned)

@@ -12,21 +12,27 @@
 //! The draws ([`Situation::draw`]) aim at every branch: a free majority or not, often just so
 //! and reached only at the last node; and a round whose length is chosen first, around the TTL's
 //! edges (well inside it, 1 ms of validity left, none left, inside the drift allowance, past the
-//! TTL), then shared out among the nodes as late replies.
+//! TTL), then shared out among the nodes as late replies. In half the rounds one command of A's
+//! acquire meets a fault ([`Fault`]: an error reply, a dropped connection, a reply lost after the
+//! command ran, a reply too late): a free node whose `SET` met it said no, as the exercise's text
+//! has it, and one whose `SET` ran regardless holds A's token though A never heard its `OK`, so
+//! that a refusal must release it there too. In some of the other rounds A's release meets the
+//! fault instead: the node it hit keeps A's token or not, and is not counted as freed.
 //!
-//! Every delay is a multiple of [`GRID_MS`], the paused node's time-out, and so is every TTL:
-//! every step of a round then comes at a multiple of it, and a key A set is, at every step,
-//! either gone or at least that far from its expiry. The virtual clock needs that margin
-//! ([`crate::clock`]): real time passes between two steps, and a key a few milliseconds from its
-//! virtual expiry would expire for real first (a stall, not a verdict). The validity still meets
-//! its edges to the millisecond: the TTLs of 4.7 s and 4.8 s put them on the grid (a drift of
-//! 49 ms and 50 ms leaves exactly 1 ms and 0 ms at a round of 4650 ms and 4750 ms).
+//! Delays, round lengths and TTLs are drawn to the millisecond: a round may end 1 ms inside the
+//! validity, exactly at its edge, or 1 ms past the TTL. A key A set may then be a millisecond from
+//! its virtual expiry when the clock moves; the clock gives such a key a real TTL of at least
+//! [`crate::clock::FLOOR_MS`], so that real time passing between two steps does not end it before
+//! virtual time does ([`crate::clock`]). The TTLs are multiples of 100 ms, so that the drift
+//! allowance (1 % of the TTL plus 2 ms) is a whole number of milliseconds, and the validity a
+//! correct Redlock reports is one number, however it rounds.
 
 use std::fmt;
 use std::time::Duration;
 
 use crate::explore::rng::Rng;
 use crate::nodes::cluster::NODE_TIMEOUT_MS;
+use crate::wire::{Fault, Hit};
 
 /// The branches of the model a round may reach, as the coverage table names them.
 pub const BRANCHES: &[&str] = &[
@@ -38,6 +44,9 @@ pub const BRANCHES: &[&str] = &[
     LATE_MAJORITY,
     AFTER_THE_MAJORITY,
     B_STEPS_IN,
+    FAULT_SAYS_NO,
+    RAN_UNHEARD,
+    RELEASE_FAILS,
 ];
 const GRANTED: &str = "granted: a majority, validity left";
 const NO_MAJORITY: &str = "refused: no majority";
@@ -47,14 +56,13 @@ const AT_THE_LAST_NODE: &str = "a majority reached only at the last node";
 const LATE_MAJORITY: &str = "late replies on the majority's nodes";
 const AFTER_THE_MAJORITY: &str = "time spent after the majority was reached";
 const B_STEPS_IN: &str = "B steps in during A's release";
+const FAULT_SAYS_NO: &str = "a free node's SET fails: it counts as a no";
+const RAN_UNHEARD: &str = "a free node's SET runs, but its OK never reaches A";
+const RELEASE_FAILS: &str = "a command of A's release fails: that node is not counted as freed";
 
-/// The step every delay and TTL is a multiple of, in ms.
-pub const GRID_MS: u64 = NODE_TIMEOUT_MS;
-
-/// The TTLs a situation asks for, in ms: multiples of [`GRID_MS`] and of 100 ms (so the drift
-/// allowance, 1 % of the TTL plus 2 ms, is a whole number of ms); 4.7 s and 4.8 s for a validity
-/// of exactly 1 ms and 0 ms on the grid.
-const TTLS_MS: &[u64] = &[1_000, 4_700, 4_800, 10_000];
+/// The TTLs a situation asks for, in ms: multiples of 100 ms (so the drift allowance is a whole
+/// number of ms), below a second and between whole seconds too.
+const TTLS_MS: &[u64] = &[700, 1_000, 2_300, 4_700, 10_000];
 
 /// What one node is doing when A asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +89,12 @@ pub struct Situation {
     /// Just before this command of A's release (0-based), A's lock expires everywhere and B
     /// takes every running node; `None`: nobody steps in.
     pub steal_at: Option<usize>,
+    /// Just before this command of A's acquire (0-based, counted across the nodes) this fault is
+    /// armed: it hits that command, or the next that can meet it (no reply is lost from a node
+    /// that gave none); `None`: no fault.
+    pub fault: Option<(usize, Fault)>,
+    /// The same for A's release, in rounds where B does not step in.
+    pub release_fault: Option<(usize, Fault)>,
 }
 
 impl Situation {
@@ -91,6 +105,8 @@ impl Situation {
             nodes: vec![Meets::Free; n],
             delays: vec![0; n],
             steal_at: None,
+            fault: None,
+            release_fault: None,
         }
     }
 
@@ -127,6 +143,13 @@ impl Situation {
         if rng.chance(1, 2) {
             s.steal_at = Some(rng.below(2 * n as u64) as usize);
         }
+        // One command per node is the published round: the fault lands on one node's SET.
+        if rng.chance(1, 2) {
+            s.fault = Some((rng.below(n as u64) as usize, rng.pick(&Fault::ALL)));
+        }
+        if s.steal_at.is_none() && rng.chance(1, 2) {
+            s.release_fault = Some((rng.below(n as u64) as usize, rng.pick(&Fault::ALL)));
+        }
         s
     }
 
@@ -136,9 +159,8 @@ impl Situation {
         (0..ROUNDS).map(|_| Situation::draw(&mut rng, n)).collect()
     }
 
-    /// Sets the running nodes' delays so that the round takes `round_ms` (a multiple of
-    /// [`GRID_MS`]; or as near as the time-outs of the paused nodes allow), in random shares of
-    /// whole grid steps.
+    /// Sets the running nodes' delays so that the round takes `round_ms` (or as near as the
+    /// time-outs of the paused nodes allow), in random shares of whole milliseconds.
     fn share_out(&mut self, rng: &mut Rng, round_ms: u64) {
         let running: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| matches!(self.nodes[i], Meets::Free | Meets::HeldByB))
@@ -147,13 +169,13 @@ impl Situation {
         let Some(&last) = running.last() else {
             return;
         };
-        let steps = round_ms.saturating_sub(fixed) / GRID_MS;
+        let steps = round_ms.saturating_sub(fixed);
         let mut left = steps;
         let weights: Vec<u64> = running.iter().map(|_| rng.below(4)).collect();
         let total: u64 = weights.iter().sum::<u64>().max(1);
         for (&i, w) in running.iter().zip(&weights) {
             let share = steps * w / total;
-            self.delays[i] = share * GRID_MS;
+            self.delays[i] = share;
             left -= share;
         }
         // What the shares' rounding left over goes to one node, the last when no weight fell.
@@ -162,7 +184,7 @@ impl Situation {
         } else {
             running[rng.below(running.len() as u64) as usize]
         };
-        self.delays[to] += left * GRID_MS;
+        self.delays[to] += left;
     }
 
     /// The virtual ms A's round of requests takes.
@@ -182,6 +204,18 @@ impl Situation {
     /// free, or made prompt.
     pub fn simpler(&self) -> Vec<Situation> {
         let mut out = Vec::new();
+        if self.fault.is_some() {
+            out.push(Situation {
+                fault: None,
+                ..self.clone()
+            });
+        }
+        if self.release_fault.is_some() {
+            out.push(Situation {
+                release_fault: None,
+                ..self.clone()
+            });
+        }
         if self.steal_at.is_some() {
             out.push(Situation {
                 steal_at: None,
@@ -220,6 +254,24 @@ impl fmt::Display for Situation {
             }
             writeln!(f)?;
         }
+        if let Some((k, fault)) = self.fault {
+            // The fault waits for a command that can meet it: no reply is lost from a node that
+            // gave none.
+            writeln!(
+                f,
+                "  from command {} of A's acquire on, the first that can meet it: {}",
+                k + 1,
+                fault.did("that command")
+            )?;
+        }
+        if let Some((k, fault)) = self.release_fault {
+            writeln!(
+                f,
+                "  then A releases; from its command {} on, the first that can meet it: {}",
+                k + 1,
+                fault.did("that command")
+            )?;
+        }
         if let Some(k) = self.steal_at {
             writeln!(
                 f,
@@ -246,13 +298,21 @@ pub fn drift(ttl: Duration) -> Duration {
     ttl / 100 + Duration::from_millis(2)
 }
 
-/// What a correct Redlock does for A in `situation`, whose round took `spent_ms`.
-pub fn expect(situation: &Situation, spent_ms: u64) -> Outcome {
+/// The free node whose grant the fault `hit` took, if it hit one: a `SET` that failed, or whose
+/// `OK` never came back, is a no (the exercise's text: "an error … counts as a refusal").
+pub fn lost_grant(situation: &Situation, hit: Option<&Hit>) -> Option<usize> {
+    let hit = hit?;
+    let node = hit.node?;
+    (situation.nodes.get(node) == Some(&Meets::Free) && hit.command.eq_ignore_ascii_case("SET"))
+        .then_some(node)
+}
+
+/// What a correct Redlock does for A in `situation`, whose round took `spent_ms`, when a fault
+/// took the grant of the free node `lost` ([`lost_grant`]).
+pub fn expect(situation: &Situation, spent_ms: u64, lost: Option<usize>) -> Outcome {
     let ttl = situation.ttl;
-    let grants = situation
-        .nodes
-        .iter()
-        .filter(|m| **m == Meets::Free)
+    let grants = (0..situation.nodes.len())
+        .filter(|&i| situation.nodes[i] == Meets::Free && Some(i) != lost)
         .count();
     let left = ttl
         .saturating_sub(Duration::from_millis(spent_ms))
@@ -265,11 +325,13 @@ pub fn expect(situation: &Situation, spent_ms: u64) -> Outcome {
 }
 
 impl Situation {
-    /// The [`BRANCHES`] a correct Redlock's round reaches here (its round takes
-    /// [`Situation::spent_ms`]).
-    pub fn branches(&self) -> Vec<&'static str> {
+    /// The [`BRANCHES`] a correct Redlock's round of `SET`s reaches here (it takes
+    /// [`Situation::spent_ms`]), when the fault, if any, hit as `hit` says in the acquire and as
+    /// `release_hit` says in the release.
+    pub fn branches(&self, hit: Option<&Hit>, release_hit: Option<&Hit>) -> Vec<&'static str> {
         let spent = self.spent_ms();
-        let outcome = expect(self, spent);
+        let lost = lost_grant(self, hit);
+        let outcome = expect(self, spent, lost);
         let majority = self.nodes.len() / 2 + 1;
         let mut out = vec![match outcome.validity {
             Some(_) => GRANTED,
@@ -281,7 +343,7 @@ impl Situation {
         let mut granted = 0;
         let mut at = None;
         for (i, meets) in self.nodes.iter().enumerate() {
-            if *meets == Meets::Free {
+            if *meets == Meets::Free && Some(i) != lost {
                 granted += 1;
                 if granted == majority {
                     at = Some(i);
@@ -292,8 +354,8 @@ impl Situation {
             if at == self.nodes.len() - 1 {
                 out.push(AT_THE_LAST_NODE);
             }
-            let late =
-                (0..self.nodes.len()).any(|i| self.nodes[i] == Meets::Free && self.delays[i] > 0);
+            let late = (0..self.nodes.len())
+                .any(|i| self.nodes[i] == Meets::Free && Some(i) != lost && self.delays[i] > 0);
             if late {
                 out.push(LATE_MAJORITY);
             }
@@ -309,6 +371,15 @@ impl Situation {
         if self.steal_at.is_some() {
             out.push(B_STEPS_IN);
         }
+        if lost.is_some() {
+            out.push(FAULT_SAYS_NO);
+            if hit.is_some_and(|h| h.fault.runs()) {
+                out.push(RAN_UNHEARD);
+            }
+        }
+        if release_hit.is_some() {
+            out.push(RELEASE_FAILS);
+        }
         out
     }
 }
@@ -316,25 +387,23 @@ impl Situation {
 /// How many rounds one explored history plays.
 pub const ROUNDS: usize = 4;
 
-/// How long a round takes, a multiple of [`GRID_MS`] drawn around the edges of `ttl_ms`:
-/// prompt, well inside, the last step with validity left, the first with none, inside the drift
-/// allowance, the TTL itself, or past it.
+/// How long a round takes, in ms, drawn around the edges of `ttl_ms`: prompt, well inside, the
+/// last millisecond with validity left, the first with none, inside the drift allowance, the TTL
+/// itself, a millisecond past it, or well past it.
 fn round_length(rng: &mut Rng, ttl_ms: u64) -> u64 {
     let drift_ms = drift(Duration::from_millis(ttl_ms)).as_millis() as u64;
     // What a round may take and leave validity: below this.
     let budget = ttl_ms - drift_ms;
-    let last_valid = (budget - 1) / GRID_MS;
-    let first_spent = budget.div_ceil(GRID_MS);
-    let steps = match rng.below(8) {
+    match rng.below(9) {
         0 => 0,
-        1 => rng.below(last_valid + 1),
-        2 => last_valid,
-        3 => first_spent,
-        4 => first_spent + rng.below(ttl_ms / GRID_MS - first_spent + 1),
-        5 => ttl_ms / GRID_MS,
-        _ => ttl_ms / GRID_MS + 1 + rng.below(ttl_ms / 2 / GRID_MS),
-    };
-    steps * GRID_MS
+        1 => rng.below(budget),
+        2 => budget - 1,
+        3 => budget,
+        4 => budget + rng.below(drift_ms + 1),
+        5 => ttl_ms,
+        6 => ttl_ms + 1,
+        _ => ttl_ms + 1 + rng.below(ttl_ms / 2),
+    }
 }
 
 /// Shuffles `items` in place (Fisher–Yates), from `rng`.
@@ -356,18 +425,29 @@ mod tests {
     }
 
     #[test]
-    fn every_delay_is_on_the_grid_and_the_validity_meets_its_edges() {
+    fn rounds_meet_the_validity_s_edges_to_the_millisecond() {
         let mut rng = Rng::new(5);
-        let mut validities = std::collections::BTreeSet::new();
+        let (mut one_left, mut none_left, mut just_past) = (0, 0, 0);
+        let mut off_the_old_grid = false;
         for _ in 0..2000 {
             let s = Situation::draw(&mut rng, 5);
-            assert!(s.delays.iter().all(|d| d % GRID_MS == 0), "{s}");
-            assert_eq!(s.ttl.as_millis() as u64 % GRID_MS, 0);
-            if let Some(v) = expect(&s, s.spent_ms()).validity {
-                validities.insert(v.as_millis());
-            }
+            let (ttl, spent) = (s.ttl.as_millis() as u64, s.spent_ms());
+            let budget = ttl - drift(s.ttl).as_millis() as u64;
+            one_left += usize::from(spent + 1 == budget);
+            none_left += usize::from(spent == budget);
+            just_past += usize::from(spent == ttl + 1);
+            off_the_old_grid |= s.delays.iter().any(|d| d % 50 != 0);
         }
-        assert!(validities.contains(&1), "no round left exactly 1 ms");
+        assert!(one_left > 20, "a round left exactly 1 ms {one_left} times");
+        assert!(
+            none_left > 20,
+            "a round left exactly 0 ms {none_left} times"
+        );
+        assert!(
+            just_past > 20,
+            "a round took 1 ms past the TTL {just_past} times"
+        );
+        assert!(off_the_old_grid, "every delay was a multiple of 50 ms");
     }
 
     #[test]
@@ -389,28 +469,61 @@ mod tests {
     }
 
     #[test]
+    fn a_fault_on_a_free_node_s_set_takes_its_grant_and_nothing_else_does() {
+        let s = Situation::calm(5, Duration::from_millis(1_000));
+        let hit = |fault, command: &str, node| Hit {
+            fault,
+            command: command.to_owned(),
+            node: Some(node),
+        };
+        let lost = hit(Fault::LostReply, "SET", 2);
+        assert_eq!(lost_grant(&s, Some(&lost)), Some(2));
+        assert_eq!(expect(&s, 0, Some(2)).grants, 4);
+        assert_eq!(
+            s.branches(Some(&lost), None),
+            vec![GRANTED, FAULT_SAYS_NO, RAN_UNHEARD]
+        );
+        let error = hit(Fault::ErrorReply, "SET", 2);
+        assert_eq!(s.branches(Some(&error), None), vec![GRANTED, FAULT_SAYS_NO]);
+        // Not a grant it took: a script's load, or a node B holds.
+        assert_eq!(
+            lost_grant(&s, Some(&hit(Fault::Dropped, "SCRIPT LOAD", 2))),
+            None
+        );
+        let mut held = s.clone();
+        held.nodes[2] = Meets::HeldByB;
+        assert_eq!(lost_grant(&held, Some(&lost)), None);
+        // Two of five held by B and a third free node's SET failed: no majority.
+        held.nodes[3] = Meets::HeldByB;
+        let error_on_4 = hit(Fault::ErrorReply, "SET", 4);
+        let lost = lost_grant(&held, Some(&error_on_4));
+        assert_eq!(expect(&held, 0, lost).validity, None);
+        assert_eq!(held.branches(Some(&error_on_4), None)[0], NO_MAJORITY);
+    }
+
+    #[test]
     fn the_branches_follow_the_outcome() {
         let ttl = Duration::from_millis(1_000);
         let mut s = Situation::calm(5, ttl);
-        assert_eq!(s.branches(), vec![GRANTED]);
+        assert_eq!(s.branches(None, None), vec![GRANTED]);
         // 988 ms of 1000, drift 12: nothing left.
         s.delays[4] = 988;
         assert_eq!(
-            s.branches(),
+            s.branches(None, None),
             vec![NOTHING_LEFT, LATE_MAJORITY, AFTER_THE_MAJORITY]
         );
         s.delays[4] = 987;
         assert_eq!(
-            expect(&s, s.spent_ms()).validity,
+            expect(&s, s.spent_ms(), None).validity,
             Some(Duration::from_millis(1))
         );
         s.delays[4] = 1_001;
-        assert_eq!(s.branches()[0], OUTLASTED);
+        assert_eq!(s.branches(None, None)[0], OUTLASTED);
         s.nodes[0] = Meets::Down;
         s.nodes[1] = Meets::Down;
         s.delays[4] = 0;
-        assert_eq!(s.branches(), vec![GRANTED, AT_THE_LAST_NODE]);
+        assert_eq!(s.branches(None, None), vec![GRANTED, AT_THE_LAST_NODE]);
         s.nodes[2] = Meets::HeldByB;
-        assert_eq!(s.branches(), vec![NO_MAJORITY]);
+        assert_eq!(s.branches(None, None), vec![NO_MAJORITY]);
     }
 }

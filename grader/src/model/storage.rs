@@ -7,6 +7,7 @@
 //! exist, or lacks a field, reads as 0 there. Tokens are numbers: 10 is
 //! newer than 9.
 
+use super::faulted::{RAN, STOPPED};
 use super::{Answer, Branch, Diff, Divergence, Expected, State};
 use crate::verdict::{Property, Violation};
 
@@ -18,6 +19,8 @@ pub const BRANCHES: &[&str] = &[
     READ_NEWER,
     READ_SAME,
     READ_OLDER,
+    STOPPED,
+    RAN,
 ];
 const WRITE_NEWER: &str = "write, a newer token: stored";
 const WRITE_SAME: &str = "write, the row's own token: stored";

@@ -339,6 +339,14 @@ impl Cluster {
         );
     }
 
+    /// What the fault [`Cluster::fail_at`] armed hit, if anything, and forgets it and any
+    /// intervention not yet due (the call sent fewer commands than it waited for): the next call
+    /// starts without them.
+    pub fn take_fault(&mut self) -> Option<Hit> {
+        self.pending = None;
+        self.faults.take()
+    }
+
     /// What the fault [`Cluster::fail_at`] armed hit, if it hit a command.
     pub fn fault_hit(&self) -> Option<&Hit> {
         self.faults.hit()

@@ -25,6 +25,10 @@ return false
 ///
 /// Returns `Ok(Some(fencing_token))` when taken, `Ok(None)` when someone else
 /// holds the lock (the counter is then left as it was).
+///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
 pub fn acquire_fenced<C: ConnectionLike>(
     con: &mut C,
     key: &str,

@@ -70,8 +70,9 @@ pub fn redlock_acquire<C: ConnectionLike>(
 
 /// Releases the lock `key` on every node that still holds `token`.
 ///
-/// Returns on how many nodes it deleted the lock. A node that fails or does
-/// not answer is skipped: its key expires with its TTL.
+/// Returns on how many nodes it deleted the lock, as their replies said. A
+/// node that fails or does not answer is skipped, and not counted: its key
+/// expires with its TTL.
 pub fn redlock_release<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) -> usize {
     let script = Script::new(CHECK_AND_DELETE);
     let mut deleted = 0;

@@ -47,6 +47,10 @@ return redis.call("HGET", KEYS[1], "value") or 0
 ///
 /// Returns `Ok(true)` when the storage accepted the write, `Ok(false)` when it
 /// refused it because it has already seen a larger token.
+///
+/// An error from Redis or from the connection (an error reply, a dropped
+/// connection, a reply lost or late) goes back to the caller as `Err`, never
+/// as an answer: after a lost reply, nobody knows whether the command ran.
 pub fn fenced_write<C: ConnectionLike>(
     con: &mut C,
     row: &str,
@@ -64,7 +68,8 @@ pub fn fenced_write<C: ConnectionLike>(
 /// Reads the value of `row` on behalf of the holder of `fencing_token`.
 ///
 /// Returns `Ok(Some(value))` when the storage accepted the read, `Ok(None)`
-/// when it refused it because it has already seen a larger token.
+/// when it refused it because it has already seen a larger token. A failed
+/// command goes back as `Err`, as in [`fenced_write`].
 pub fn fenced_read<C: ConnectionLike>(
     con: &mut C,
     row: &str,

@@ -77,6 +77,9 @@ pub enum Property {
     FencesNeverExpire,
     /// The storage remembers the highest token it has seen.
     StorageRemembersHighest,
+    /// `fenced_write` and `fenced_read` return the error when a command fails or its reply is
+    /// lost.
+    StorageReportsFailure,
     /// The counter ends where the scenario says it must.
     CounterEndsRight,
     /// The run matches the reference run second by second.
@@ -89,6 +92,8 @@ pub enum Property {
     RedlockValidity,
     /// A Redlock acquire that fails releases the lock on every node.
     RedlockReleasesOnFailure,
+    /// `redlock_release` counts the nodes whose delete came back done, and no others.
+    RedlockReleaseTellsTruth,
     /// A Redlock story unfolds as it does with a correct Redlock.
     RedlockSameAsReference,
 }
@@ -96,7 +101,7 @@ pub enum Property {
 impl Property {
     /// Every rule, in the order of the enum: for reading a rule back by its
     /// name (`format!("{p:?}")`), as the learner's progress file stores it.
-    pub const ALL: [Property; 35] = [
+    pub const ALL: [Property; 37] = [
         Property::TokensUnique,
         Property::TokensUnguessable,
         Property::AcquireTakesFreeLock,
@@ -125,12 +130,14 @@ impl Property {
         Property::StorageKeepsValue,
         Property::FencesNeverExpire,
         Property::StorageRemembersHighest,
+        Property::StorageReportsFailure,
         Property::CounterEndsRight,
         Property::SameAsReference,
         Property::RedlockTakesMajority,
         Property::RedlockNeedsMajority,
         Property::RedlockValidity,
         Property::RedlockReleasesOnFailure,
+        Property::RedlockReleaseTellsTruth,
         Property::RedlockSameAsReference,
     ];
 

@@ -286,6 +286,13 @@ pub const RULES: [Rule; Property::ALL.len()] = [
         ],
     },
     Rule {
+        property: Property::StorageReportsFailure,
+        words: "when the storage's command fails or its reply is lost, fenced_write and \
+                fenced_read must return the error, not an answer",
+        chapter: &chapter::FENCING_STORAGE,
+        hints: FAILURE_HINTS,
+    },
+    Rule {
         property: Property::CounterEndsRight,
         words: "the counter must end where the scenario says",
         chapter: &chapter::TIMEOUT,
@@ -331,6 +338,19 @@ pub const RULES: [Rule; Property::ALL.len()] = [
             "A node that seemed to refuse may have set the key and lost only its reply: a failed \
                  acquire must undo itself everywhere.",
             "Before returning None, call your release (compare-and-delete script) on every node.",
+        ],
+    },
+    Rule {
+        property: Property::RedlockReleaseTellsTruth,
+        words: "redlock_release must count the nodes whose delete came back done, and no others",
+        chapter: &chapter::REDLOCK_PRACTICE,
+        hints: [
+            "What does your redlock_release count when a node answers with an error, or not at \
+                 all?",
+            "Count a node only when its script's reply came back and said it deleted: after an \
+                 error the delete did not run, or ran without your knowing.",
+            "On each node, `if script.key(key).arg(token).invoke::<i64>(node) == Ok(1) { freed \
+                 += 1 }`; no `unwrap_or(1)`, and no count of the nodes you asked.",
         ],
     },
     Rule {
@@ -389,8 +409,8 @@ const OWN_RELEASE_HINTS: [&str; HINT_LEVELS as usize] = [
                  else return 0 end`, with the lock key as KEYS[1] and your token as ARGV[1].",
 ];
 
-/// The hints [`Property::AcquireReportsFailure`], [`Property::ReleaseReportsFailure`] and
-/// [`Property::ExtendReportsFailure`] share.
+/// The hints [`Property::AcquireReportsFailure`], [`Property::ReleaseReportsFailure`],
+/// [`Property::ExtendReportsFailure`] and [`Property::StorageReportsFailure`] share.
 const FAILURE_HINTS: [&str; HINT_LEVELS as usize] = [
     "What does your function return when Redis answers with an error, or not at all?",
     "An error means the command did not run, or ran without your knowing: only the caller \

@@ -164,6 +164,13 @@ impl Faults {
         self.armed = Some(fault);
     }
 
+    /// What the fault hit, if anything; the fault is forgotten, armed or not, so that the next
+    /// call starts without one.
+    pub(crate) fn take(&mut self) -> Option<Hit> {
+        self.armed = None;
+        self.hit.take()
+    }
+
     /// Forgets the last call's fault (at the start of a call).
     pub(super) fn reset(&mut self) {
         *self = Faults {
