@@ -32,6 +32,7 @@ import what_if  # noqa: E402
 
 CHECKS = [
     pages.check_quizzes,
+    pages.check_one_question_quizzes,
     pages.check_static_strips,
     player.check_keyboard_walk,
     player.check_mistaken_style,

@@ -46,6 +46,9 @@ const strip = root.querySelector('[data-role=strip]');
 const a = document.activeElement;
 return {
     key: strip.querySelector('tr[data-role=holder-row] th').textContent,
+    keys: [...strip.querySelectorAll('tr[data-role=holder-row] td')].map((td) => ({
+        from: Number(td.getAttribute('data-second')), to: Number(td.getAttribute('data-to') || td.getAttribute('data-second')),
+        text: td.textContent})),
     rows: [...strip.querySelectorAll('tr[data-role=node-row]')].map((tr) => ({
         node: tr.getAttribute('data-node'),
         heading: tr.querySelector('th').textContent,
@@ -66,6 +69,16 @@ def key_heading(timeline):
     """What the key row is headed with: by the primary when nodes have roles, else by the majority."""
     roles = any(n.get("role") for s in timeline["seconds"] for n in s["nodes"].values())
     return "primary holds" if roles else "majority holds"
+
+
+def rule_holder(timeline, t):
+    """Whose the lock is at `t` by the key row's rule, from the JSON's node rows alone: the primary's holder,
+    or the client whose token more than half of the nodes hold; None for no one."""
+    nodes = timeline["seconds"][t]["nodes"]
+    if any(n.get("role") for s in timeline["seconds"] for n in s["nodes"].values()):
+        return next((nodes[n]["holder"] for n in timeline["nodes"] if nodes[n].get("role") == "primary"), None)
+    holders = [nodes[n]["holder"] for n in timeline["nodes"] if nodes[n]["holder"]]
+    return next((h for h in holders if 2 * holders.count(h) > len(timeline["nodes"])), None)
 
 
 def expected_cell(timeline, t, node):
@@ -123,6 +136,18 @@ def node_player_on(book, page, demos):
                     book.check((cell["jumped"], cell["changed"]) == (str(jumped).lower(), str(changed).lower()),
                                f"{where}: {r['node']} at t = {u} marks jump {cell['jumped']}, role change {cell['changed']}; "
                                f"JSON: {jumped}, {changed}")
+            # The key row, at every second shown so far: its rule's holder from the node rows, ◷ only on an
+            # expiry and ⚡ only on a fault.
+            for cell in s["keys"]:
+                if cell["from"] > t:
+                    continue
+                u = min(cell["to"], max(cell["from"], t))
+                kinds = {n["kind"] for n in timeline["seconds"][u]["notes"]}
+                holder = cell["text"].replace("◷", "").replace("⚡", "")
+                book.check(holder == (rule_holder(timeline, u) or "–")
+                           and ("◷" in cell["text"]) == ("expiry" in kinds) and ("⚡" in cell["text"]) == ("fault" in kinds),
+                           f"{where}: the key row at t = {u} reads {cell['text']!r}; its rule gives "
+                           f"{rule_holder(timeline, u)!r} from the nodes, and the notes are {sorted(kinds)}")
             want = [(n, *expected_cell(timeline, t, n)[:2]) for n in nodes]
             got = [(c["node"], c["health"], c["holder"]) for c in s["card"]]
             book.check(got == want, f"{where}: the Redis card lists {got}, expected {want}")
@@ -132,7 +157,8 @@ def node_player_on(book, page, demos):
                 book.check(s["focus"], f"{where}: the focus left the player's controls or shows no outline")
         book.shot(f"player-{demo}-end", root)
         book.report.verified(f"{page}: {demo} stepped t = 0..{last} by keyboard; {len(nodes)} node rows and the node list "
-                             f"follow the JSON at every second, later seconds blank; focus stays on a control")
+                             f"follow the JSON at every second, later seconds blank; the key row its rule's holder from "
+                             f"the nodes at every second, ◷ only on expiries, ⚡ only on faults; focus stays on a control")
 
 
 def check_nodes_narrow(book):

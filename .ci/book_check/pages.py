@@ -320,6 +320,59 @@ def check_quizzes(book):
     check_option_lengths(book)
 
 
+QUIZ_JS = """
+const [index] = arguments;
+return document.querySelectorAll('.quiz-placeholder')[index].querySelector('.mdbook-quiz');"""
+
+
+def answer_one_question(book, page, index, value):
+    """Opens `page` with no answer remembered, starts its quiz number `index` and answers `value`;
+    returns the quiz element."""
+    book.open(page)
+    book.js("Object.keys(localStorage).filter((k) => k.startsWith('mdbook-quiz')).forEach((k) => localStorage.removeItem(k))")
+    book.open(page)
+    quiz = book.wait_for(f"quiz {index + 1} on {page}", lambda d: d.execute_script(QUIZ_JS, index), 15)
+    quiz.find_element(By.CSS_SELECTOR, "button.start").click()
+    choice = book.wait_for(f"the options of quiz {index + 1} on {page}", lambda d: [
+        o for o in quiz.find_elements(By.CSS_SELECTOR, "input[type=radio]") if o.get_attribute("value") == value])
+    choice[0].click()
+    quiz.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    return quiz
+
+
+def check_one_question_quizzes(book):
+    """Each one-question check inside a chapter explains its answer once it is given: at once after the right
+    answer, and after a wrong one as soon as the reader asks for the correct answers: the right option and why
+    each other one is wrong."""
+    checked = []
+    for page in book.pages_containing("data-quiz-questions"):
+        text = (book.html / page).read_text(encoding="utf-8")
+        for index, block in enumerate(re.findall(r'data-quiz-questions="([^"]*)"', text)):
+            questions = json.loads(html.unescape(block))["questions"]
+            q = questions[0]
+            answer = q.get("answer", {}).get("answer")
+            if len(questions) != 1 or q.get("type") != "MultipleChoice" or not isinstance(answer, str):
+                continue
+            distractors = q["prompt"].get("distractors", [])
+            # Each other option's explanation opens by quoting it: “option”.
+            explained = lambda quiz: all(f"“{' '.join(d.split())}”" in " ".join(quiz.text.split()) for d in distractors)
+            where = f"{page}, the one-question check {q['id']}"
+            quiz = answer_one_question(book, page, index, answer)
+            book.wait_for(f"{where}: the explanation after the right answer", lambda d: explained(quiz), 5)
+            book.check(explained(quiz), f"{where}: no explanation after the right answer")
+            quiz = answer_one_question(book, page, index, distractors[0])
+            see = book.wait_for(f"{where}: a way to see the correct answer after a wrong one", lambda d: [
+                b for b in quiz.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "see the correct answers"])
+            see[0].click()
+            book.wait_for(f"{where}: the explanation after a wrong answer", lambda d: explained(quiz)
+                          and " ".join(answer.split()) in " ".join(quiz.text.split()), 5)
+            book.check(explained(quiz), f"{where}: no explanation after a wrong answer")
+            checked.append(page.removesuffix(".html"))
+    book.check(checked, "no one-question check found in a chapter")
+    book.report.verified(f"{len(checked)} one-question checks ({', '.join(checked)}) explain their answer and every other "
+                         "option at once after the right answer, and after a wrong one on \"see the correct answers\"")
+
+
 # The longest option must not give the answer away: in at most this share of
 # the single-answer questions may the correct option be the longest one.
 LONGEST_SHARE = 0.40

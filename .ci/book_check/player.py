@@ -406,15 +406,15 @@ def check_message_diagram(book):
                        and status.endswith("highest token is 35."),
                        f"{demo} at t = 15: the status line {status!r} does not order A's rejection before C's write "
                        "and say the storage ends the second at 35")
-    demo = "failover-lost-lock"
-    _, root = open_player(book, demo)
+    failover = "failover-lost-lock"
+    _, root = open_player(book, failover)
     go_to(book, root, 1)
     status = book.js(MESSAGES_JS, root)["status"]
     book.check(status.count("killed") == 1 and "becomes the primary" not in status
                and status.index("killed") < status.index("promoted") < status.index("B: acquired"),
-               f"{demo} at t = 1: the status line {status!r} does not say the kill, then the promotion, then B's "
+               f"{failover} at t = 1: the status line {status!r} does not say the kill, then the promotion, then B's "
                "grant, each once")
-    book.report.verified(f"{demo} at t = 1: the status line says the kill, the promotion and B's grant in that order, "
+    book.report.verified(f"{failover} at t = 1: the status line says the kill, the promotion and B's grant in that order, "
                          "each once")
     book.report.verified(f"{page}: the message diagram draws the {checked} recorded commands of {demo} at t = 0, 1, 12, 15 "
                          "with their replies, each said in words (at t = 15: A's 0 = rejected: 33 < 34, C's = written); at t = 15 the status line orders the rejection (33 < 34) before C's write (35)")

@@ -150,11 +150,17 @@
             this.nextEventButton = button('next-event', "On to the next event: a grant, a write, a rejection, an expiry, a node's fault or a ✗", 'event »');
             this.scrub = h('input', { type: 'range', id: `${id}-scrub`, 'data-role': 'scrub', min: 0, step: 1, value: 0 });
             this.clock = h('span', { class: 'tl-clock', 'data-role': 'clock', 'aria-hidden': 'true' });
+            // The menus are set once; the bar under them is used at every step,
+            // and on a phone it is the part that stays on screen (timeline-player.css).
+            const choices = h(
+                'div',
+                { class: 'tl-choices' },
+                h('span', { class: 'tl-field tl-demo-field' }, h('label', { for: `${id}-select` }, 'Demo'), this.select),
+                h('span', { class: 'tl-field' }, h('label', { for: `${id}-speed` }, 'Speed'), this.speedSelect)
+            );
             const controls = h(
                 'div',
                 { class: 'tl-controls' },
-                h('span', { class: 'tl-field tl-demo-field' }, h('label', { for: `${id}-select` }, 'Demo'), this.select),
-                h('span', { class: 'tl-field' }, h('label', { for: `${id}-speed` }, 'Speed'), this.speedSelect),
                 h('span', { class: 'tl-buttons' }, this.prevEventButton, this.prevButton, this.playButton, this.nextButton, this.nextEventButton),
                 h('span', { class: 'tl-field tl-scrub-field' }, h('label', { for: `${id}-scrub` }, 'Second'), this.scrub),
                 this.clock
@@ -170,6 +176,7 @@
             // The outcome stays hidden until the reader predicts it or steps to the end.
             this.outcome = new OutcomeGate(() => this.root.focus({ preventScroll: true }));
             this.root.replaceChildren(
+                choices,
                 controls,
                 this.whatIf.element,
                 this.meta,
