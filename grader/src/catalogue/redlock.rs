@@ -17,8 +17,18 @@ use crate::model::redlock::drift;
 
 /// `SET key token NX PX ttl` on every node; how many granted it.
 fn grants<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str, ttl: Duration) -> usize {
-    let mut granted = 0;
-    for node in nodes.iter_mut() {
+    said_yes(nodes, key, token, ttl).len()
+}
+
+/// `SET key token NX PX ttl` on every node; the nodes whose `OK` came back.
+fn said_yes<C: ConnectionLike>(
+    nodes: &mut [C],
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Vec<usize> {
+    let mut yes = Vec::new();
+    for (i, node) in nodes.iter_mut().enumerate() {
         let reply: RedisResult<Option<String>> = redis::cmd("SET")
             .arg(key)
             .arg(token)
@@ -27,10 +37,10 @@ fn grants<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str, ttl: Durat
             .arg(ttl.as_millis() as u64)
             .query(node);
         if matches!(reply, Ok(Some(_))) {
-            granted += 1;
+            yes.push(i);
         }
     }
-    granted
+    yes
 }
 
 fn release_all<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) {
@@ -99,19 +109,7 @@ pub fn releases_only_where_it_heard_ok<C: ConnectionLike>(
     ttl: Duration,
 ) -> Option<Duration> {
     let started = clock();
-    let mut said_yes = Vec::new();
-    for (i, node) in nodes.iter_mut().enumerate() {
-        let reply: RedisResult<Option<String>> = redis::cmd("SET")
-            .arg(key)
-            .arg(token)
-            .arg("NX")
-            .arg("PX")
-            .arg(ttl.as_millis() as u64)
-            .query(node);
-        if matches!(reply, Ok(Some(_))) {
-            said_yes.push(i);
-        }
-    }
+    let said_yes = said_yes(nodes, key, token, ttl);
     let validity = ttl
         .saturating_sub(clock() - started)
         .saturating_sub(drift(ttl));

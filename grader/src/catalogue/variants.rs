@@ -222,20 +222,12 @@ fn eval_release<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> Redis
 }
 
 /// Optimistic: WATCH the key, check it, delete it in a transaction that
-/// Redis aborts if the key changed since the WATCH. A failed command leaves
-/// no WATCH behind: the connection's next transaction would abort for it
-/// (see [`super::unseen::watch_left_after_an_error`]).
+/// Redis aborts if the key changed since the WATCH: the release of
+/// [`super::unseen::watch_left_after_an_error`], which after a failed command
+/// leaves no WATCH behind here (the connection's next transaction would
+/// abort for it).
 fn watch_release<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> RedisResult<bool> {
-    redis::cmd("WATCH").arg(key).exec(con)?;
-    let checked = (|| {
-        let holder: Option<String> = redis::cmd("GET").arg(key).query(con)?;
-        if holder.as_deref() != Some(token) {
-            redis::cmd("UNWATCH").exec(con)?;
-            return Ok(false);
-        }
-        let done: Option<(i64,)> = redis::pipe().atomic().del(key).query(con)?;
-        Ok(done.is_some_and(|(n,)| n == 1))
-    })();
+    let checked = super::unseen::watch_left_after_an_error(con, key, token);
     if checked.is_err() {
         // The error is what the caller hears; a connection gone takes its WATCH with it.
         let _ = redis::cmd("UNWATCH").exec(con);

@@ -21,7 +21,7 @@ use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::{self, Failure};
 use crate::verdict::{Property, Violation};
-use crate::wire::{Fault, Wire};
+use crate::wire::{Fault, Hit, Wire};
 
 /// A's token.
 pub(crate) const TOKEN_A: &str = "token-of-A";
@@ -319,12 +319,43 @@ pub(crate) fn counts_a_failed_node_as_a_no(ctx: &Ctx<'_>) -> Result<Verdict, Gra
         }
         Ok(c)
     };
-    // How many commands an untouched acquire sends; its cluster goes before the next opens
-    // (one cluster holds the nodes at a time).
+    let call = |c: &SharedCluster| Ok(acquire(c, ctx.lock, TOKEN_A, TTL)?.value);
+    each_fault(ctx, "redlock_acquire", open, call, |c, value, hit| {
+        let holders = enter(c).holders()?;
+        let (held, on) = nodes_of(c, TOKEN_A)?;
+        // A token that reached a node whose reply was lost is no OK that came back.
+        let unseen = hit
+            .node
+            .filter(|&i| hit.fault.runs() && holders[i].as_deref() == Some(TOKEN_A))
+            .is_some();
+        let seen = held - usize::from(unseen);
+        let call = Call::at("A", "redlock_acquire", enter(c).now_ms());
+        Ok(crate::judge::redlock::failed_node_says_no(
+            &call,
+            hit,
+            value.is_some(),
+            seen,
+            &on,
+            NODES,
+        ))
+    })
+}
+
+/// Plays `call` on a cluster from `open` once as it is, then once for each fault at each command
+/// that first run sent (each on a cluster of its own: one holds the nodes at a time); `judge`
+/// sees each run a fault hit (its cluster, what `function` returned, what the fault hit) and
+/// names the rule broken, if one was.
+pub(crate) fn each_fault<T>(
+    ctx: &Ctx<'_>,
+    function: &'static str,
+    open: impl Fn() -> Result<SharedCluster, GradeError>,
+    call: impl Fn(&SharedCluster) -> Result<Result<T, Failure>, GradeError>,
+    judge: impl Fn(&SharedCluster, T, &Hit) -> Result<Option<Violation>, GradeError>,
+) -> Result<Verdict, GradeError> {
     let n = {
         let c = open()?;
-        if let Err(failure) = acquire(&c, ctx.lock, TOKEN_A, TTL)?.value {
-            return Ok(failed(ctx, "redlock_acquire", failure, &c));
+        if let Err(failure) = call(&c)? {
+            return Ok(failed(ctx, function, failure, &c));
         }
         enter(&c).commands()
     };
@@ -332,26 +363,15 @@ pub(crate) fn counts_a_failed_node_as_a_no(ctx: &Ctx<'_>) -> Result<Verdict, Gra
         for k in 0..n {
             let c = open()?;
             enter(&c).fail_at(k, fault);
-            let granted = match acquire(&c, ctx.lock, TOKEN_A, TTL)?.value {
-                Ok(value) => value.is_some(),
-                Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, &c)),
+            let value = match call(&c)? {
+                Ok(value) => value,
+                Err(failure) => return Ok(failed(ctx, function, failure, &c)),
             };
             let Some(hit) = enter(&c).fault_hit().cloned() else {
                 continue;
             };
-            let holders = enter(&c).holders()?;
-            let (held, on) = nodes_of(&c, TOKEN_A)?;
-            // A token that reached a node whose reply was lost is no OK that came back.
-            let unseen = hit
-                .node
-                .filter(|&i| hit.fault.runs() && holders[i].as_deref() == Some(TOKEN_A))
-                .is_some();
-            let seen = held - usize::from(unseen);
-            let call = Call::at("A", "redlock_acquire", enter(&c).now_ms());
-            if let Some(v) =
-                crate::judge::redlock::failed_node_says_no(&call, &hit, granted, seen, &on, NODES)
-            {
-                return Ok(broken(ctx, &c, "redlock_acquire", v));
+            if let Some(v) = judge(&c, value, &hit)? {
+                return Ok(broken(ctx, &c, function, v));
             }
         }
     }

@@ -8,7 +8,7 @@
 //! was lost, is not one it freed.
 
 use super::Ctx;
-use super::redlock::{TOKEN_A, TOKEN_B, TTL, broken, failed, nodes_of, release};
+use super::redlock::{TOKEN_A, TOKEN_B, TTL, broken, each_fault, failed, nodes_of, release};
 use crate::error::GradeError;
 use crate::judge::Call;
 use crate::nodes::NODES;
@@ -16,7 +16,6 @@ use crate::nodes::SharedCluster;
 use crate::nodes::cluster::{Cluster, enter};
 use crate::report::Verdict;
 use crate::verdict::{Property, Violation};
-use crate::wire::Fault;
 
 /// A holds every node: its release frees all five.
 pub(crate) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -142,37 +141,19 @@ pub(crate) fn release_counts_what_came_back(ctx: &Ctx<'_>) -> Result<Verdict, Gr
         }
         Ok(c)
     };
-    // How many commands an untouched release sends; its cluster goes before the next opens.
-    let n = {
-        let c = open()?;
-        if let Err(failure) = release(&c, ctx.lock, TOKEN_A)? {
-            return Ok(failed(ctx, "redlock_release", failure, &c));
-        }
-        enter(&c).commands()
-    };
-    for fault in Fault::ALL {
-        for k in 0..n {
-            let c = open()?;
-            enter(&c).fail_at(k, fault);
-            let released = match release(&c, ctx.lock, TOKEN_A)? {
-                Ok(n) => n,
-                Err(failure) => return Ok(failed(ctx, "redlock_release", failure, &c)),
-            };
-            let Some(hit) = enter(&c).fault_hit().cloned() else {
-                continue;
-            };
-            let (held, _) = nodes_of(&c, TOKEN_A)?;
-            // Freed, with a reply that said so: every node that lost A's token, but the one
-            // whose delete ran and whose reply never came.
-            let unheard = usize::from(hit.fault.runs() && hit.node.is_some());
-            let heard = (NODES - held).saturating_sub(unheard);
-            let call = Call::at("A", "redlock_release", enter(&c).now_ms());
-            if let Some(v) =
-                crate::judge::redlock::counts_what_came_back(&call, Some(&hit), released, heard)
-            {
-                return Ok(broken(ctx, &c, "redlock_release", v));
-            }
-        }
-    }
-    Ok(Verdict::Pass)
+    let call = |c: &SharedCluster| release(c, ctx.lock, TOKEN_A);
+    each_fault(ctx, "redlock_release", open, call, |c, released, hit| {
+        let (held, _) = nodes_of(c, TOKEN_A)?;
+        // Freed, with a reply that said so: every node that lost A's token, but the one whose
+        // delete ran and whose reply never came.
+        let unheard = usize::from(hit.fault.runs() && hit.node.is_some());
+        let heard = (NODES - held).saturating_sub(unheard);
+        let call = Call::at("A", "redlock_release", enter(c).now_ms());
+        Ok(crate::judge::redlock::counts_what_came_back(
+            &call,
+            Some(hit),
+            released,
+            heard,
+        ))
+    })
 }
