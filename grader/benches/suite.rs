@@ -9,9 +9,10 @@
 //! - the 40 s-pause scenario alone (target: under 100 ms);
 //! - the token checks on the reference token (target: under 50 ms) and on
 //!   a megabyte token (under 1 s);
-//! - the explorer: histories played per second and Redis commands per
-//!   second (every command the server processed, the grader's own included),
-//!   beside a raw loopback PING round trip measured in the same run;
+//! - each explorer: seeds played per second and Redis commands per second
+//!   (every command the server processed, the grader's own included), beside
+//!   a raw loopback PING round trip measured in the same run (`-- --explorers`
+//!   alone);
 //! - regrading after editing one exercise file: in a scratch copy of the
 //!   workspace with the reference solutions in place (built once, untimed),
 //!   one line of `exercises/src/release.rs` changes, and
@@ -47,6 +48,10 @@ fn main() {
     println!("|---|---|---|---|");
     if args.iter().any(|a| a == "--regrade") {
         regrade_row();
+        return;
+    }
+    if args.iter().any(|a| a == "--explorers") {
+        explorer_rows();
         return;
     }
     for path in ["process", "container", "url"] {
@@ -86,23 +91,7 @@ fn main() {
         Err(e) => println!("| 40 s pause over a 30 s TTL, one run | | failed: {e} | < 100 ms |"),
     }
     token_checks();
-    match explorer() {
-        Ok(e) => {
-            println!(
-                "| explorer, 4 × {EXPLORED} histories of the reference, one thread | {} | {:.0} histories/s, {:.0} Redis commands/s | |",
-                server_kind(),
-                e.histories_per_s,
-                e.commands_per_s
-            );
-            println!(
-                "| raw loopback round trip (PING), same server | {} | {:.0} µs ({:.0} round trips/s) | |",
-                server_kind(),
-                e.ping.as_secs_f64() * 1e6,
-                1.0 / e.ping.as_secs_f64()
-            );
-        }
-        Err(e) => println!("| explorer | | failed: {e} | |"),
-    }
+    explorer_rows();
     regrade_row();
     if args.iter().any(|a| a == "--cold-build") {
         println!(
@@ -195,13 +184,14 @@ fn through_the_harness() -> String {
     }
 }
 
-/// Histories per exercise in the explorer's figure.
+/// Seeds per explorer in the explorers' figures.
 const EXPLORED: u64 = 200;
 
-struct Explorer {
-    histories_per_s: f64,
-    commands_per_s: f64,
-    ping: Duration,
+/// What one explorer's seeds took.
+struct Explored {
+    check: &'static str,
+    seconds: f64,
+    commands: u64,
 }
 
 /// The server's count of commands processed so far.
@@ -216,40 +206,84 @@ fn commands_processed(con: &mut redis::Connection) -> Result<u64, String> {
         .ok_or_else(|| "no total_commands_processed in INFO".to_string())
 }
 
-fn explorer() -> Result<Explorer, String> {
+/// Plays [`EXPLORED`] seeds of every explorer on the reference, one after the other, one thread:
+/// each explorer's time and the commands the single server processed for it (Redlock's nodes
+/// are servers of their own, so its count stays 0).
+fn explorers(con: &mut redis::Connection) -> Result<Vec<Explored>, String> {
     use grader::explore::{self, Subject};
-    let server = server::shared().map_err(|e| e.to_string())?;
-    let mut con = server.connect().map_err(|e| e.to_string())?;
-    let pings = 2000;
-    let started = Instant::now();
-    for _ in 0..pings {
-        redis::cmd("PING")
-            .query::<String>(&mut con)
-            .map_err(|e| e.to_string())?;
-    }
-    let ping = started.elapsed() / pings;
-    let before = commands_processed(&mut con)?;
-    let started = Instant::now();
+    let mut out = Vec::new();
     for (check, exercise) in [
-        ("acquire::explored", Subject::Acquire),
-        ("release::explored", Subject::Release),
-        ("fencing::explored", Subject::Fencing),
-        ("storage::explored", Subject::Storage),
+        ("acquire::explored", Some(Subject::Acquire)),
+        ("release::explored", Some(Subject::Release)),
+        ("extend::explored", Some(Subject::Extend)),
+        ("keeper::explored", Some(Subject::Keeper)),
+        ("fencing::explored", Some(Subject::Fencing)),
+        ("storage::explored", Some(Subject::Storage)),
+        ("redlock::explored", None),
     ] {
         let seeds = explore::seed_list(check, EXPLORED);
-        let verdict =
-            explore::explore(check, &REFERENCE, exercise, &seeds).map_err(|e| e.to_string())?;
+        let before = commands_processed(con)?;
+        let started = Instant::now();
+        let verdict = match exercise {
+            Some(exercise) => explore::explore(check, &REFERENCE, exercise, &seeds),
+            None => grader::checks::redlock_explored::explore(check, &REFERENCE, &seeds)
+                .map(|(verdict, _)| verdict),
+        }
+        .map_err(|e| e.to_string())?;
+        let seconds = started.elapsed().as_secs_f64();
         if verdict != grader::Verdict::Pass {
             return Err(format!("{check} did not pass on the reference lock"));
         }
+        out.push(Explored {
+            check,
+            seconds,
+            commands: commands_processed(con)? - before,
+        });
     }
-    let took = started.elapsed().as_secs_f64();
-    let commands = commands_processed(&mut con)? - before;
-    Ok(Explorer {
-        histories_per_s: (4 * EXPLORED) as f64 / took,
-        commands_per_s: commands as f64 / took,
-        ping,
-    })
+    Ok(out)
+}
+
+/// Prints a row per explorer (seeds a second; a keeper's seed is five leases, a Redlock's four
+/// rounds), their total, and a raw loopback round trip on the same server.
+fn explorer_rows() {
+    let kind = server_kind();
+    let measured = server::shared()
+        .map_err(|e| e.to_string())
+        .and_then(|server| server.connect().map_err(|e| e.to_string()))
+        .and_then(|mut con| {
+            let pings = 2000;
+            let started = Instant::now();
+            for _ in 0..pings {
+                redis::cmd("PING")
+                    .query::<String>(&mut con)
+                    .map_err(|e| e.to_string())?;
+            }
+            let ping = started.elapsed() / pings;
+            Ok((explorers(&mut con)?, ping))
+        });
+    let (rows, ping) = match measured {
+        Ok(measured) => measured,
+        Err(e) => {
+            println!("| explorers | | failed: {e} | |");
+            return;
+        }
+    };
+    for row in &rows {
+        println!(
+            "| explorer `{}`, {EXPLORED} seeds of the reference, one thread | {kind} | {:.1} s: {:.0} seeds/s, {:.0} Redis commands/s | |",
+            row.check,
+            row.seconds,
+            EXPLORED as f64 / row.seconds,
+            row.commands as f64 / row.seconds
+        );
+    }
+    let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
+    println!("| every explorer, {EXPLORED} seeds each | {kind} | {seconds:.1} s | |");
+    println!(
+        "| raw loopback round trip (PING), same server | {kind} | {:.0} µs ({:.0} round trips/s) | |",
+        ping.as_secs_f64() * 1e6,
+        1.0 / ping.as_secs_f64()
+    );
 }
 
 fn server_kind() -> String {
