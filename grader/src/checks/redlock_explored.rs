@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::redlock::{TOKEN_A, TOKEN_B, acquire, release};
+use super::redlock_release::deletes_heard;
 use crate::clock::SLACK_MS;
 use crate::error::GradeError;
 use crate::explore::{self, Coverage};
@@ -350,18 +351,7 @@ fn release_phase(
         return Ok((None, hit));
     }
     let a_after = a_holds(c)?;
-    let freed = (0..a_before.len())
-        .filter(|&i| a_before[i] && !a_after[i])
-        .count();
-    // A delete that ran and whose reply never came freed its node unheard.
-    let unheard = hit
-        .as_ref()
-        .and_then(|h| {
-            h.node
-                .filter(|&i| h.fault.runs() && a_before[i] && !a_after[i])
-        })
-        .is_some();
-    let heard = freed - usize::from(unheard);
+    let heard = deletes_heard(&a_before, &a_after, hit.as_ref());
     let call = Call::at("A", "redlock_release", enter(c).now_ms());
     let wrong = counts_what_came_back(&call, hit.as_ref(), released, heard);
     Ok((wrong.map(|v| Found::Wrong(v, steps)), hit))

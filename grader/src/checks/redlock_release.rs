@@ -16,6 +16,7 @@ use crate::nodes::SharedCluster;
 use crate::nodes::cluster::{Cluster, enter};
 use crate::report::Verdict;
 use crate::verdict::{Property, Violation};
+use crate::wire::Hit;
 
 /// A holds every node: its release frees all five.
 pub(crate) fn release_frees_every_node(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
@@ -143,11 +144,12 @@ pub(crate) fn release_counts_what_came_back(ctx: &Ctx<'_>) -> Result<Verdict, Gr
     };
     let call = |c: &SharedCluster| release(c, ctx.lock, TOKEN_A);
     each_fault(ctx, "redlock_release", open, call, |c, released, hit| {
-        let (held, _) = nodes_of(c, TOKEN_A)?;
-        // Freed, with a reply that said so: every node that lost A's token, but the one whose
-        // delete ran and whose reply never came.
-        let unheard = usize::from(hit.fault.runs() && hit.node.is_some());
-        let heard = (NODES - held).saturating_sub(unheard);
+        let after: Vec<bool> = enter(c)
+            .holders()?
+            .iter()
+            .map(|h| h.as_deref() == Some(TOKEN_A))
+            .collect();
+        let heard = deletes_heard(&[true; NODES], &after, Some(hit));
         let call = Call::at("A", "redlock_release", enter(c).now_ms());
         Ok(crate::judge::redlock::counts_what_came_back(
             &call,
@@ -156,4 +158,52 @@ pub(crate) fn release_counts_what_came_back(ctx: &Ctx<'_>) -> Result<Verdict, Gr
             heard,
         ))
     })
+}
+
+/// How many of A's deletes came back done, from which nodes held A's token before the release
+/// and after it: every node that lost it, but one whose delete ran and whose reply never came
+/// (the node the fault `hit`, when it ran there and the token is gone).
+pub(crate) fn deletes_heard(before: &[bool], after: &[bool], hit: Option<&Hit>) -> usize {
+    let freed = |i: usize| before[i] && !after[i];
+    let unheard = hit
+        .and_then(|h| h.node.filter(|&i| h.fault.runs() && freed(i)))
+        .is_some();
+    (0..before.len()).filter(|&i| freed(i)).count() - usize::from(unheard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Fault;
+
+    fn hit(fault: Fault, node: usize) -> Hit {
+        Hit {
+            fault,
+            command: "GET".into(),
+            node: Some(node),
+        }
+    }
+
+    #[test]
+    fn a_lost_reply_takes_a_delete_from_the_count_only_where_the_token_went() {
+        let before = [true; 5];
+        // The delete on node 2 ran and its reply was lost: four came back.
+        let gone = [false; 5];
+        assert_eq!(
+            deletes_heard(&before, &gone, Some(&hit(Fault::LostReply, 2))),
+            4
+        );
+        // A lost reply to a read before the delete: node 2 kept the token, four came back.
+        let kept = [false, false, true, false, false];
+        assert_eq!(
+            deletes_heard(&before, &kept, Some(&hit(Fault::LostReply, 2))),
+            4
+        );
+        // An error reply stops the delete: node 2 keeps the token.
+        assert_eq!(
+            deletes_heard(&before, &kept, Some(&hit(Fault::ErrorReply, 2))),
+            4
+        );
+        assert_eq!(deletes_heard(&before, &gone, None), 5);
+    }
 }
