@@ -29,12 +29,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use grader::catalogue::misbehaving::{HOSTILE, foreign_target};
 use grader::checks::{self, CHECKS};
 use grader::error::GradeError;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
 use grader::{acl, prefix, server};
+use lock_catalogue::misbehaving::{HOSTILE, foreign_target};
 
 /// How many foreign keys the server holds.
 const FOREIGN: usize = 10_000;

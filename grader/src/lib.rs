@@ -46,20 +46,22 @@
 //!   Redis commands come back through the check's wires;
 //! - [`course`] is `cargo course`: the learner's loop and results for
 //!   machines, over the same harness;
-//! - [`demos`] lists the timelines the book shows, and [`recording`] keeps
-//!   a learner's failed scenario run for the book's player;
-//! - [`reference`](mod@reference) holds the reference solutions, [`catalogue`] the wrong
-//!   and the correct variants the grader is tested against.
+//! - [`recording`] keeps a learner's failed scenario run for the book's player;
+//! - [`reference`](mod@reference) holds the reference solutions.
+//!
+//! The locks the grader is tested against (wrong ones, correct variants,
+//! ports of published libraries) and the book's timelines made with them are
+//! a crate of their own, `lock-catalogue` (`grader/catalogue`), with the
+//! `grade-lock` program that grades one of them: nothing a learner builds
+//! holds them.
 
 pub mod acl;
 pub mod call;
-pub mod catalogue;
 pub mod checks;
 pub mod clock;
 pub mod confine;
 pub mod course;
 pub mod deadline;
-pub mod demos;
 pub mod error;
 pub mod exercise;
 pub mod explore;

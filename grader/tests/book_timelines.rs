@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use grader::demos::{self, what_if};
+use lock_catalogue::demos::{self, what_if};
 
 fn folder() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../book/timelines")

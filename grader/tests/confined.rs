@@ -4,10 +4,10 @@
 //! grader's problem; a key named outside the namespace is one of its own, a
 //! function library is the check's own, and `TIME` runs on the virtual clock.
 
-use grader::catalogue::misbehaving::{HOSTILE, SCRIPT_OUTSIDE_KEYS, foreign_target};
 use grader::report::{Problem, Verdict};
 use grader::world::World;
 use grader::{Wire, acl, checks, prefix, server};
+use lock_catalogue::misbehaving::{HOSTILE, SCRIPT_OUTSIDE_KEYS, foreign_target};
 use redis::{Commands, ConnectionLike};
 
 /// How many foreign keys each test puts next to the grader's.
@@ -108,7 +108,7 @@ fn every_hostile_lock_is_refused_reported_and_spoils_nothing() {
 
 #[test]
 fn script_flush_appears_in_the_record() {
-    let lock = grader::catalogue::misbehaving::SCRIPT_FLUSH;
+    let lock = lock_catalogue::misbehaving::SCRIPT_FLUSH;
     let verdict = checks::named("acquire::takes_a_free_lock")
         .expect("a check")
         .run(&lock)

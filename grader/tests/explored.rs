@@ -100,8 +100,8 @@ const ONLY_THE_EXPLORER_CATCHES: &[&str] = &[
 
 #[test]
 fn the_unseen_mistakes_pass_every_check_but_the_explorer() {
-    use grader::catalogue::wrong::ALL;
     use grader::checks::CHECKS;
+    use lock_catalogue::wrong::ALL;
     for name in ONLY_THE_EXPLORER_CATCHES {
         let wrong = ALL
             .iter()
@@ -118,8 +118,8 @@ fn the_unseen_mistakes_pass_every_check_but_the_explorer() {
 
 #[test]
 fn an_explorer_gives_the_same_verdict_and_report_every_time() {
-    use grader::catalogue::wrong::ALL;
     use grader::checks;
+    use lock_catalogue::wrong::ALL;
     let check = checks::named("storage::explored").expect("a check");
     let wrong = ALL
         .iter()
@@ -135,8 +135,8 @@ fn an_explorer_gives_the_same_verdict_and_report_every_time() {
 
 #[test]
 fn every_wrong_lock_of_an_explored_exercise_is_caught_by_its_explorer_too() {
-    use grader::catalogue::wrong::ALL;
     use grader::checks;
+    use lock_catalogue::wrong::ALL;
     for wrong in ALL {
         let exercise = wrong.fails.split("::").next().unwrap_or_default();
         let Some(check) = checks::named(&format!("{exercise}::explored")) else {
@@ -158,8 +158,8 @@ fn every_wrong_lock_of_an_explored_exercise_is_caught_by_its_explorer_too() {
 /// checks catch included, fails the keeper's explorer too.
 #[test]
 fn every_wrong_keeper_is_caught_by_its_explorer_too() {
-    use grader::catalogue::renewal::WRONG;
     use grader::checks;
+    use lock_catalogue::renewal::WRONG;
     let explored = checks::named("keeper::explored").expect("a check");
     for wrong in WRONG.iter().filter(|w| w.fails.starts_with("keeper::")) {
         let verdict = explored
@@ -179,8 +179,8 @@ fn every_wrong_keeper_is_caught_by_its_explorer_too() {
 /// error too, which is what it is for: it is left out here.
 #[test]
 fn the_keepers_only_the_explorer_catches_pass_the_other_keeper_checks() {
-    use grader::catalogue::renewal::WRONG;
     use grader::checks::CHECKS;
+    use lock_catalogue::renewal::WRONG;
     let only_explored: Vec<_> = WRONG
         .iter()
         .filter(|w| w.fails == "keeper::explored")
@@ -212,8 +212,8 @@ fn the_keepers_only_the_explorer_catches_pass_the_other_keeper_checks() {
 /// The keeper's explorer gives a wrong keeper the same report on every run.
 #[test]
 fn the_keepers_explorer_gives_the_same_report_every_time() {
-    use grader::catalogue::renewal::WRONG;
     use grader::checks;
+    use lock_catalogue::renewal::WRONG;
     let check = checks::named("keeper::explored").expect("a check");
     for name in [
         "keeper that renews at every tick",
@@ -236,8 +236,8 @@ fn the_keepers_explorer_gives_the_same_report_every_time() {
 /// faults. (Redlock's explorer draws none yet: its entry is left out.)
 #[test]
 fn every_lock_that_swallows_an_error_is_caught_by_its_explorer() {
-    use grader::catalogue::swallowed::WRONG;
     use grader::checks;
+    use lock_catalogue::swallowed::WRONG;
     let mut explored = 0;
     for wrong in WRONG {
         let exercise = wrong.fails.split("::").next().unwrap_or_default();

@@ -5,13 +5,13 @@
 //! themselves: the reference lock passes both checks, a release with a plain `DEL` fails the
 //! lost-lock story with its own report, and each story records the same timeline twice.
 
-use grader::catalogue::wrong::ALL;
 use grader::checks;
 use grader::reference::LOCK as REFERENCE;
 use grader::replication::{self, Pair};
 use grader::report::Verdict;
 use grader::scenario;
 use grader::verdict::Property;
+use lock_catalogue::wrong::ALL;
 use redis::Connection;
 
 const KEY: &str = "dlcourse:failover-test:lock";

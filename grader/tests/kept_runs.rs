@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use grader::catalogue::wrong::ALL;
 use grader::checks;
 use grader::recording::{self, RUNS_DIR_VAR};
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
 use grader::timeline::Timeline;
+use lock_catalogue::wrong::ALL;
 
 #[test]
 fn a_failed_scenario_keeps_its_run_until_it_passes() {

@@ -216,7 +216,7 @@ fn the_learner_path_reads_the_table() {
 /// and the URL the page mdBook makes of that file where `book/serve` serves it.
 #[test]
 fn every_rule_points_at_a_chapter_that_exists() {
-    for wrong in grader::catalogue::every_wrong() {
+    for wrong in lock_catalogue::every_wrong() {
         let chapter = wrong.breaks.chapter();
         let (title, url, path) = chapter
             .split_once(" — ")

@@ -3,7 +3,7 @@
 //! every check. `grader/mutants.md` holds the same run as a report
 //! (`.ci/mutants` writes it).
 
-use grader::catalogue::mutants::{self, Judged, Scripted};
+use lock_catalogue::mutants::{self, Judged, Scripted};
 
 #[test]
 fn the_unmutated_scripts_pass_every_check() {

@@ -4,11 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use grader::catalogue::misbehaving::{ERRS, HAMMERS, PANICS, SPINS};
 use grader::checks;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::{Problem, Verdict};
 use grader::sandbox::{CALL_LIMIT, Failure};
+use lock_catalogue::misbehaving::{ERRS, HAMMERS, PANICS, SPINS};
 
 fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
     let verdict = checks::named(check)

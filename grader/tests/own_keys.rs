@@ -46,7 +46,7 @@ fn other_data_survives_and_no_grader_key_is_left_behind() {
         &REFERENCE,
     )
     .expect("runs");
-    let spins = grader::catalogue::misbehaving::SPINS;
+    let spins = lock_catalogue::misbehaving::SPINS;
     checks::named("acquire::takes_a_free_lock")
         .expect("a check")
         .run(&spins)

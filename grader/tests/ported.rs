@@ -2,9 +2,9 @@
 //! is not refused for using a Redis function, a second key, `MSETNX` and
 //! `GETRANGE`, `TIME`, `INFO replication` or `WAIT`.
 
-use grader::catalogue::ported::ALL;
 use grader::checks::CHECKS;
 use grader::report::Verdict;
+use lock_catalogue::ported::ALL;
 
 /// Every check of the exercises whose functions `name` has of its own.
 fn passes(name: &str, exercises: &[&str]) {

@@ -326,10 +326,10 @@ fn every_story_matches_its_snapshot() {
 /// act where it answers differently, and the report names that act and both answers.
 #[test]
 fn a_wrong_redlock_parts_from_the_story_at_the_act_it_gets_wrong() {
-    use grader::catalogue::wrong::ALL;
     use grader::checks;
     use grader::report::Verdict;
     use grader::verdict::Property;
+    use lock_catalogue::wrong::ALL;
     let quorum = ALL
         .iter()
         .find(|w| w.lock.name == "Redlock with a quorum of 2")
@@ -349,9 +349,9 @@ fn a_wrong_redlock_parts_from_the_story_at_the_act_it_gets_wrong() {
 /// names the seed that replays it, and says the same on a second run.
 #[test]
 fn the_explorer_catches_each_wrong_redlock_and_replays_it() {
-    use grader::catalogue::wrong::ALL;
     use grader::checks;
     use grader::report::Verdict;
+    use lock_catalogue::wrong::ALL;
     let explored = checks::named("redlock::explored").expect("the check");
     let wrong_redlocks = ALL.iter().filter(|w| w.fails.starts_with("redlock::"));
     let mut caught = 0;

@@ -1,9 +1,10 @@
 //! The reference lock passes every check, and every timeline of the book,
 //! played with the lock it names, matches its snapshot.
 
+use grader::Verdict;
 use grader::checks::CHECKS;
 use grader::reference::LOCK as REFERENCE;
-use grader::{Verdict, demos};
+use lock_catalogue::demos;
 
 #[test]
 fn the_reference_lock_passes_every_check() {

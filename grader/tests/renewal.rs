@@ -4,9 +4,9 @@
 //! renewal and keeper fails its own check with its rule and a
 //! snapshot-tested report is `tests/wrong.rs`'s test, over both catalogues.
 
-use grader::catalogue::renewal::{VARIANTS, WRONG};
 use grader::checks::{self, CHECKS};
 use grader::report::Verdict;
+use lock_catalogue::renewal::{VARIANTS, WRONG};
 
 #[test]
 fn every_wrong_renewal_is_caught_by_the_explorer_too() {

@@ -21,11 +21,11 @@
 
 use std::process::{Child, Command, Stdio};
 
-use grader::catalogue::wrong::ALL;
 use grader::checks;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
+use lock_catalogue::wrong::ALL;
 
 /// Throttled runs per check unless `GRADER_THROTTLED_RUNS` says otherwise.
 const DEFAULT_RUNS: usize = 2;

@@ -9,11 +9,11 @@
 //! `TOKEN_RUNS=1000 cargo test --release -p grader --test token -- --nocapture`,
 //! which prints the range of bits found for each token.
 
-use grader::catalogue::{variants, wrong};
 use grader::reference::LOCK as REFERENCE;
 use grader::token::reading::{Reading, read};
 use grader::token::{self, Drawn, Long};
 use grader::verdict::Property;
+use lock_catalogue::{variants, wrong};
 
 /// How many times each token is judged.
 fn runs() -> usize {

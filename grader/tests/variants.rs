@@ -1,11 +1,11 @@
 //! Every correct lock written differently from the reference passes every
 //! check: the grader judges what a lock does, not how it is written.
 
-use grader::catalogue::variants::ALL;
 use grader::checks::CHECKS;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
+use lock_catalogue::variants::ALL;
 
 /// Runs every check but Redlock's: these variants keep the reference's Redlock, which
 /// `reference.rs` already holds to its checks (on five nodes, they are the slowest to run

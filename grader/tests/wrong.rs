@@ -1,10 +1,10 @@
 //! Every wrong lock in the catalogue fails the check it is meant to fail,
 //! naming the rule it breaks, with a report a learner can act on.
 
-use grader::catalogue::every_wrong;
-use grader::catalogue::wrong::ALL;
 use grader::checks;
 use grader::report::Verdict;
+use lock_catalogue::every_wrong;
+use lock_catalogue::wrong::ALL;
 
 /// Replaces what differs from run to run in a count of random bits (a
 /// sample token, the bits a clock or a counter moves) so that the report's

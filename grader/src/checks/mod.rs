@@ -54,7 +54,7 @@ pub struct Check {
     /// What it shows, in one line.
     pub shows: &'static str,
     /// What it is worth in the results instructors read
-    /// ([`crate::course::points`]).
+    /// ([`crate::exercise::points`]).
     pub points: u32,
     /// What it does.
     pub(crate) run: fn(&Ctx<'_>) -> Result<Verdict, GradeError>,

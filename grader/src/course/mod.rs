@@ -20,7 +20,6 @@ pub mod error;
 pub mod format;
 pub mod grade;
 pub mod open;
-pub mod points;
 mod process;
 pub mod progress;
 pub mod reset;

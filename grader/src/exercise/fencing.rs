@@ -9,7 +9,7 @@ use super::{Exercise, chapter};
 use crate::checks::Check;
 use crate::checks::scenarios::scenario_check;
 use crate::checks::{acquire, fencing};
-use crate::course::points::{DIRECT, EXPLORED};
+use crate::exercise::points::{DIRECT, EXPLORED};
 use crate::explore::{self, Subject};
 use crate::lock::Lock;
 

@@ -8,7 +8,7 @@
 use super::{Exercise, chapter};
 use crate::checks::Check;
 use crate::checks::keeper;
-use crate::course::points::{DIRECT, EXPLORED};
+use crate::exercise::points::{DIRECT, EXPLORED};
 use crate::explore::{self, Subject};
 use crate::lock::Lock;
 

@@ -6,7 +6,7 @@
 //! (`token.rs`, `acquire.rs`, …), collected in [`EXERCISES`]. Everything
 //! else that needs to know the exercises reads this table: the harness's
 //! list of checks ([`crate::checks::CHECKS`]), the points
-//! ([`crate::course::points`]), the stub a "not started" message points at,
+//! ([`crate::exercise::points`]), the stub a "not started" message points at,
 //! the layout tests that keep stubs, solutions and the learner's runner in
 //! step, `cargo course reset`, the script that puts the solutions in the
 //! stubs' place (`.ci/learner-path`, through the `exercise-table` binary),
@@ -18,6 +18,7 @@
 //! table of functions).
 
 pub mod chapter;
+pub mod points;
 
 pub(crate) mod acquire;
 pub(crate) mod extend;

@@ -9,7 +9,7 @@ use super::{Exercise, chapter};
 use crate::checks::Check;
 use crate::checks::redlock_stories;
 use crate::checks::{redlock, redlock_explored, redlock_release};
-use crate::course::points::{DIRECT, EXPLORED, STORY};
+use crate::exercise::points::{DIRECT, EXPLORED, STORY};
 use crate::lock::Lock;
 
 /// The exercise.

@@ -3,7 +3,7 @@
 
 use crate::checks::Check;
 use crate::checks::scenarios::scenario_check;
-use crate::course::points::STORY;
+use crate::exercise::points::STORY;
 
 /// The group's name, the prefix of its checks (`scenarios::race`).
 pub const NAME: &str = "scenarios";

@@ -7,7 +7,7 @@
 
 use super::{Exercise, chapter};
 use crate::checks::Check;
-use crate::course::points::DIRECT;
+use crate::exercise::points::DIRECT;
 use crate::lock::Lock;
 
 /// The exercise.

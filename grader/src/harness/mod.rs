@@ -92,7 +92,7 @@ pub fn main(lock: &Lock, checks: &[&str]) -> ! {
 
 /// The `main` of the judge when the learner's runner started it
 /// (`cargo test -p exercises`): every check of the course, on the learner's
-/// lock, whose code runs in the runner that [`remote::RUNNER_VAR`] names.
+/// lock, whose code runs in the runner that [`crate::remote::RUNNER_VAR`] names.
 pub fn judge() -> ! {
     let names: Vec<&str> = crate::checks::CHECKS.iter().map(|c| c.name).collect();
     main(&crate::remote::LOCK, &names)

@@ -4,14 +4,14 @@
 //! filled in, and can be copied over it as it is: `.ci/learner-path` does
 //! exactly that to prove that a finished exercises crate passes every check.
 
-pub(crate) mod acquire;
-pub(crate) mod extend;
-pub(crate) mod fencing;
-pub(crate) mod keeper;
-pub(crate) mod redlock;
-pub(crate) mod release;
-pub(crate) mod storage;
-pub(crate) mod token;
+pub mod acquire;
+pub mod extend;
+pub mod fencing;
+pub mod keeper;
+pub mod redlock;
+pub mod release;
+pub mod storage;
+pub mod token;
 
 use crate::lock::Lock;
 

@@ -9,7 +9,7 @@
 //! [`crate::story::Fault::on_nodes`]) and recorded as a timeline with its nodes ([`record`], the
 //! clients' seconds and the run by [`crate::story::record`]). One play
 //! serves both the grade and the book: the book's `redlock-*` timelines are the reference's plays
-//! ([`crate::demos`]), and a check plays the learner's Redlock the same way and compares the
+//! (`lock_catalogue::demos`), and a check plays the learner's Redlock the same way and compares the
 //! seconds. Whatever a story shows about Redlock itself (two clients each holding a majority is
 //! the algorithm's doing, not the learner's), the learner's run must be the reference's.
 

@@ -15,7 +15,7 @@ pub mod junit;
 
 use super::Format;
 use super::grade::{Results, exercise_of, message};
-use super::points;
+use crate::exercise::points;
 use crate::harness::Outcome;
 
 /// How one check ended, in the three words every format knows.

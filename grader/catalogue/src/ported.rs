@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult, Script};
 
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
 
 /// Every correct port.
 pub const ALL: &[Lock] = &[
@@ -240,7 +240,7 @@ fn timed_extend<C: ConnectionLike>(
     ttl: Duration,
 ) -> RedisResult<bool> {
     let before = redis_now(con)?;
-    let renewed = crate::reference::extend::extend(con, key, token, ttl)?;
+    let renewed = grader::reference::extend::extend(con, key, token, ttl)?;
     if redis_now(con)? < before {
         return Err(redis::RedisError::from((
             redis::ErrorKind::Client,
@@ -264,7 +264,7 @@ fn replicated_acquire<C: ConnectionLike>(
     token: &str,
     ttl: Duration,
 ) -> RedisResult<bool> {
-    let taken = crate::reference::acquire::acquire(con, key, token, ttl)?;
+    let taken = grader::reference::acquire::acquire(con, key, token, ttl)?;
     if taken {
         let info: String = redis::cmd("INFO").arg("replication").query(con)?;
         let replicas: u64 = info
@@ -286,7 +286,7 @@ fn one_ms_more<C: ConnectionLike>(
     token: &str,
     ttl: Duration,
 ) -> RedisResult<bool> {
-    crate::reference::acquire::acquire(con, key, token, ttl + Duration::from_millis(1))
+    grader::reference::acquire::acquire(con, key, token, ttl + Duration::from_millis(1))
 }
 
 /// Asks for 100 ms less than the TTL it was given.
@@ -297,7 +297,7 @@ fn hundred_ms_short<C: ConnectionLike>(
     ttl: Duration,
 ) -> RedisResult<bool> {
     let ttl = ttl.saturating_sub(Duration::from_millis(100));
-    crate::reference::acquire::acquire(con, key, token, ttl)
+    grader::reference::acquire::acquire(con, key, token, ttl)
 }
 
 /// Takes the lock with `SET … NX PX`, and when refused, releases with its own
@@ -310,9 +310,9 @@ fn cleaning_acquire<C: ConnectionLike>(
     token: &str,
     ttl: Duration,
 ) -> RedisResult<bool> {
-    let taken = crate::reference::acquire::acquire(con, key, token, ttl)?;
+    let taken = grader::reference::acquire::acquire(con, key, token, ttl)?;
     if !taken {
-        crate::reference::release::release(con, key, token)?;
+        grader::reference::release::release(con, key, token)?;
     }
     Ok(taken)
 }

@@ -101,13 +101,13 @@ pub(super) fn takes_it_back<C: ConnectionLike>(
     lost: &AtomicBool,
 ) -> RedisResult<()> {
     if lost.load(Ordering::SeqCst) {
-        if crate::reference::acquire::acquire(con, key, token, ttl)? {
+        if grader::reference::acquire::acquire(con, key, token, ttl)? {
             *renewed_at = now;
             lost.store(false, Ordering::SeqCst);
         }
         return Ok(());
     }
-    crate::reference::keeper::keep_alive(con, extend, key, token, ttl, now, renewed_at, lost)
+    grader::reference::keeper::keep_alive(con, extend, key, token, ttl, now, renewed_at, lost)
 }
 
 /// Renews only once the whole TTL has passed: the lock lapses first.

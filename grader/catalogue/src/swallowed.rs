@@ -3,7 +3,7 @@
 //!
 //! A release written as `invoke(con).unwrap_or(1)` passes every check that
 //! only races or crashes clients: nothing there makes Redis answer with an
-//! error or lose a reply. The grader's faults do ([`crate::wire::fault`]), and
+//! error or lose a reply. The grader's faults do ([`grader::wire::fault`]), and
 //! each of these locks must fail its exercise's check of failed commands
 //! (`reports_a_failed_command`, Redlock's `counts_a_failed_node_as_a_no`, or
 //! the explorer where the exercise has no such check) and its explorer, with
@@ -16,10 +16,10 @@ use std::time::Duration;
 use redis::{ConnectionLike, RedisResult};
 
 use super::wrong::Wrong;
-use crate::lock::Lock;
-use crate::model::redlock::drift;
-use crate::reference::{self, LOCK as REFERENCE};
-use crate::verdict::Property;
+use grader::lock::Lock;
+use grader::model::redlock::drift;
+use grader::reference::{self, LOCK as REFERENCE};
+use grader::verdict::Property;
 
 /// Every lock that swallows an error.
 pub const WRONG: &[Wrong] = &[

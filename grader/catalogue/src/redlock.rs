@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult, Value};
 
-use crate::model::redlock::drift;
+use grader::model::redlock::drift;
 
 /// `SET key token NX PX ttl` on every node; how many granted it.
 fn grants<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str, ttl: Duration) -> usize {
@@ -44,7 +44,7 @@ fn said_yes<C: ConnectionLike>(
 }
 
 fn release_all<C: ConnectionLike>(nodes: &mut [C], key: &str, token: &str) {
-    crate::reference::redlock::redlock_release(nodes, key, token);
+    grader::reference::redlock::redlock_release(nodes, key, token);
 }
 
 /// Takes half the nodes, rounded down, for a majority: 2 of 5.

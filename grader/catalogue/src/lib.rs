@@ -17,6 +17,13 @@
 //! which the grader's faults catch.
 //! [`ported`] holds correct locks in the style of published libraries (Redis
 //! functions, second keys, `TIME`, `WAIT`), which must pass every check.
+//! [`demos`] lists the timelines the book shows, some of them played with a
+//! wrong lock of this catalogue.
+//!
+//! This crate is the grader's test data, apart from the grader itself: the
+//! judge a learner builds (`cargo test -p exercises`, `cargo course`) holds
+//! none of it. Its `grade-lock` program grades one of its locks through the
+//! harness, as a learner's lock is graded.
 
 mod keepers;
 pub mod misbehaving;
@@ -28,6 +35,8 @@ pub mod swallowed;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;
+
+pub mod demos;
 
 /// Every wrong lock of the catalogue, each with the check that must fail on it: [`wrong`]'s,
 /// [`renewal`]'s and [`swallowed`]'s.

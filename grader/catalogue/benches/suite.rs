@@ -1,4 +1,4 @@
-//! How long grading takes, as a table: `cargo bench -p grader --bench suite`.
+//! How long grading takes, as a table: `cargo bench -p lock-catalogue --bench suite`.
 //!
 //! - the whole scenario suite (every check on the reference lock, every
 //!   timeline of the book), including starting Redis, once per way of getting
@@ -31,7 +31,8 @@ use std::time::{Duration, Instant};
 
 use grader::checks::CHECKS;
 use grader::reference::LOCK as REFERENCE;
-use grader::{demos, run, scenario, server};
+use grader::{run, scenario, server};
+use lock_catalogue::demos;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -136,7 +137,7 @@ fn long_pause() -> Result<(Duration, Duration), String> {
 /// The token checks on the reference token and on a megabyte token: no
 /// Redis involved, only drawing and counting (median of 20 runs each).
 fn token_checks() {
-    let mega = grader::catalogue::wrong::ALL
+    let mega = lock_catalogue::wrong::ALL
         .iter()
         .find(|w| w.lock.name == "megabyte token")
         .map(|w| w.lock);
@@ -342,7 +343,7 @@ const EDITED: &str = "release";
 ///
 /// `-- --regrade` measures this alone.
 fn regrade() -> Result<(Duration, Duration), String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult};
 
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
 
 /// An `acquire` that panics (`unwrap()` on a missing reply).
 pub const PANICS: Lock = Lock {
@@ -105,7 +105,7 @@ const fn in_a_runner(
 ) -> lock_runner::Lock {
     lock_runner::Lock {
         acquire,
-        ..crate::reference::RUNNER_LOCK
+        ..grader::reference::RUNNER_LOCK
     }
 }
 
@@ -160,7 +160,7 @@ fn hogs_memory<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> R
 }
 
 fn stops<C: ConnectionLike>(_: &mut C, _: &str, _: &str, _: Duration) -> RedisResult<bool> {
-    crate::sys::stop_this_process();
+    grader::sys::stop_this_process();
     Ok(true)
 }
 
@@ -234,7 +234,7 @@ fn errs<C: ConnectionLike>(
 /// The foreign key that [`SCRIPT_OUTSIDE_KEYS`] goes after, under the course
 /// prefix so that a test can create it even as a user limited to that prefix.
 pub fn foreign_target() -> String {
-    format!("{}someone-elses-data", crate::prefix::course())
+    format!("{}someone-elses-data", grader::prefix::course())
 }
 
 /// The hostile `acquire`s, each with the command it sends first.
@@ -269,7 +269,7 @@ pub const SCRIPT_OUTSIDE_KEYS: Lock = hostile(
 /// An `acquire` that empties the server's script cache.
 pub const SCRIPT_FLUSH: Lock = hostile("acquire that sends SCRIPT FLUSH", script_flush);
 
-const fn hostile(name: &'static str, acquire: crate::lock::AcquireFn) -> Lock {
+const fn hostile(name: &'static str, acquire: grader::lock::AcquireFn) -> Lock {
     Lock {
         name,
         acquire,
@@ -286,7 +286,7 @@ fn after<C: ConnectionLike>(
     ttl: Duration,
 ) -> RedisResult<bool> {
     let _ = first.exec(con);
-    crate::reference::acquire::acquire(con, key, token, ttl)
+    grader::reference::acquire::acquire(con, key, token, ttl)
 }
 
 fn flushall<C: ConnectionLike>(c: &mut C, k: &str, t: &str, ttl: Duration) -> RedisResult<bool> {
@@ -308,7 +308,7 @@ fn keys_then_del<C: ConnectionLike>(
     if !others.is_empty() {
         let _ = redis::cmd("DEL").arg(others).exec(con);
     }
-    crate::reference::acquire::acquire(con, key, token, ttl)
+    grader::reference::acquire::acquire(con, key, token, ttl)
 }
 
 fn config_set<C: ConnectionLike>(c: &mut C, k: &str, t: &str, ttl: Duration) -> RedisResult<bool> {
@@ -356,7 +356,7 @@ fn script_outside_keys<C: ConnectionLike>(
     match reply {
         Some(_) => Ok(true),
         // The script was refused before its SET: take the lock plainly.
-        None => crate::reference::acquire::acquire(con, key, token, ttl),
+        None => grader::reference::acquire::acquire(con, key, token, ttl),
     }
 }
 

@@ -9,8 +9,8 @@ use redis::{
     Commands, ConnectionLike, ExistenceCheck, RedisResult, Script, SetExpiry, SetOptions, Value,
 };
 
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
 
 /// Every correct variant.
 pub const ALL: &[Lock] = &[

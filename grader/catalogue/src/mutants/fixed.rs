@@ -7,8 +7,8 @@
 //! do not compile. These are the mutants it would have made: each function
 //! answers one fixed value, for every call, and sends nothing to Redis.
 
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
 
 /// A fixed-answer mutant: the reference but for one function.
 const fn mutant(lock: Lock) -> Lock {

@@ -3,7 +3,7 @@
 //! `grader/mutants.md`:
 //!
 //! ```sh
-//! GRADER_REDIS=process cargo run -q -p grader --bin lua-mutants
+//! GRADER_REDIS=process cargo run -q -p lock-catalogue --bin lua-mutants
 //! ```
 //!
 //! Each row is one mutant: the script and line and the change (or the
@@ -16,7 +16,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use grader::catalogue::mutants::{self, Judged, fixed};
+use lock_catalogue::mutants::{self, Judged, fixed};
 
 fn main() -> ExitCode {
     let started = Instant::now();

@@ -12,14 +12,14 @@
 
 pub mod what_if;
 
-use crate::catalogue::{renewal, wrong};
-use crate::checks::redlock_stories;
-use crate::error::GradeError;
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
-use crate::scenario;
-use crate::story::{Story, Topology};
-use crate::timeline::Timeline;
+use crate::{renewal, wrong};
+use grader::checks::redlock_stories;
+use grader::error::GradeError;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
+use grader::scenario;
+use grader::story::{Story, Topology};
+use grader::timeline::Timeline;
 
 /// One timeline of the book: a story, the lock that plays it, and the
 /// name the book refers to it by.
@@ -86,7 +86,7 @@ fn plain_del() -> Lock {
 fn play(story: &Story, lock: &Lock) -> Result<Timeline, GradeError> {
     match story.topology {
         Topology::Single | Topology::Replicated { .. } => {
-            Ok(crate::run::run(story, lock)?.timeline)
+            Ok(grader::run::run(story, lock)?.timeline)
         }
         // A Redlock that failed shows it in its timeline ("redlock_acquire failed"), as
         // a scenario's lock does.

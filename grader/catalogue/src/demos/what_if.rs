@@ -14,12 +14,12 @@
 //! to it, so the demo the grid starts from is never stored twice.
 
 use super::plain_del;
-use crate::error::GradeError;
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
-use crate::scenario;
-use crate::story::{Fault, Fencing, Plan, Story};
-use crate::timeline::{Cell, Control, Timeline, WhatIf};
+use grader::error::GradeError;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
+use grader::scenario;
+use grader::story::{Fault, Fencing, Plan, Story};
+use grader::timeline::{Cell, Control, Timeline, WhatIf};
 
 /// One grid: its controls and, for every combination, the run to record.
 pub struct Grid {

@@ -20,9 +20,9 @@ use super::keepers::{
     waits_past_the_third, whole_milliseconds,
 };
 use super::wrong::Wrong;
-use crate::lock::Lock;
-use crate::reference::{self, LOCK as REFERENCE};
-use crate::verdict::Property;
+use grader::lock::Lock;
+use grader::reference::{self, LOCK as REFERENCE};
+use grader::verdict::Property;
 
 /// Every wrong renewal and keeper.
 pub const WRONG: &[Wrong] = &[

@@ -7,7 +7,7 @@
 //! ([`lua`]), and so are the fixed answers that `cargo mutants` cannot write
 //! for functions returning `RedisResult` ([`fixed`]). Each Lua mutant is the
 //! reference lock with one script replaced. A mutant is caught when a check
-//! of [`crate::checks::CHECKS`] fails on it; one that no check fails is
+//! of [`grader::checks::CHECKS`] fails on it; one that no check fails is
 //! either equivalent to the reference (it behaves the same in every state
 //! the exercise allows: [`EQUIVALENT`] says why) or a hole in the grader.
 //!
@@ -22,13 +22,13 @@ use std::time::Duration;
 
 use redis::{RedisResult, Script};
 
-use crate::checks::CHECKS;
-use crate::error::GradeError;
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
-use crate::report::Verdict;
-use crate::verdict::Property;
-use crate::wire::Wire;
+use grader::checks::CHECKS;
+use grader::error::GradeError;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
+use grader::report::Verdict;
+use grader::verdict::Property;
+use grader::wire::Wire;
 use lua::Mutation;
 
 /// A Lua script of the reference lock.
@@ -85,10 +85,10 @@ impl Scripted {
     /// The reference's source of the script, read from its file.
     pub fn source(self) -> Option<&'static str> {
         let file = match self {
-            Scripted::Release => include_str!("../../reference/release.rs"),
-            Scripted::AcquireFenced => include_str!("../../reference/fencing.rs"),
+            Scripted::Release => include_str!("../../../src/reference/release.rs"),
+            Scripted::AcquireFenced => include_str!("../../../src/reference/fencing.rs"),
             Scripted::FencedWrite | Scripted::FencedRead => {
-                include_str!("../../reference/storage.rs")
+                include_str!("../../../src/reference/storage.rs")
             }
         };
         let opening = format!("const {}: &str = r#\"", self.constant());

@@ -5,17 +5,17 @@
 //! Each test plays its check `GRADER_DETERMINISM_RUNS` times (default
 //! [`DEFAULT_RUNS`], or [`DEFAULT_RUNNER_RUNS`] for the whole gradings through a
 //! runner; the figure the course promises is 200 out of 200:
-//! `GRADER_DETERMINISM_RUNS=200 cargo test -p grader --test determinism`).
+//! `GRADER_DETERMINISM_RUNS=200 cargo test -p lock-catalogue --test determinism`).
 
 use std::process::Command;
 use std::thread;
 
-use grader::catalogue::every_wrong;
 use grader::checks;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::Verdict;
 use grader::{run, scenario};
+use lock_catalogue::every_wrong;
 
 /// Runs per test unless `GRADER_DETERMINISM_RUNS` says otherwise.
 const DEFAULT_RUNS: usize = 40;

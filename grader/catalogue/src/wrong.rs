@@ -10,9 +10,9 @@ use std::time::Duration;
 use redis::{ConnectionLike, RedisResult, Script};
 
 use super::{redlock, unseen};
-use crate::lock::Lock;
-use crate::reference::LOCK as REFERENCE;
-use crate::verdict::Property;
+use grader::lock::Lock;
+use grader::reference::LOCK as REFERENCE;
+use grader::verdict::Property;
 
 /// A wrong lock and how the grader must catch it.
 #[derive(Clone, Copy, Debug)]
@@ -693,7 +693,7 @@ fn get_then_del<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> Redis
 
 /// Safe, but reports success it did not have.
 fn always_yes<C: ConnectionLike>(con: &mut C, key: &str, token: &str) -> RedisResult<bool> {
-    crate::reference::release::release(con, key, token)?;
+    grader::reference::release::release(con, key, token)?;
     Ok(true)
 }
 

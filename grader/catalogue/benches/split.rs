@@ -1,5 +1,5 @@
 //! What splitting the grader into a judge and a runner costs and saves, as one
-//! markdown table: `cargo bench -p grader --bench split [-- --cold-build]`.
+//! markdown table: `cargo bench -p lock-catalogue --bench split [-- --cold-build]`.
 //!
 //! The "before the split" column holds constants ([`BEFORE`]): figures from
 //! the issue, measured on the previous layout (one test binary holding the
@@ -210,7 +210,7 @@ struct Paths {
 
 impl Paths {
     fn new() -> Result<Paths, String> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let root = root
             .canonicalize()
             .map_err(|e| format!("{}: {e}", root.display()))?;

@@ -2,7 +2,7 @@
 //! `cargo test -p exercises` grades the learner's:
 //!
 //! ```sh
-//! GRADER_LOCK=exits cargo run -p grader --bin grade-lock -- acquire::
+//! GRADER_LOCK=exits cargo run -p lock-catalogue --bin grade-lock -- acquire::
 //! ```
 //!
 //! `GRADER_LOCK` names the lock (the reference lock when unset); the command
@@ -14,13 +14,13 @@
 //! their process, which no test in the grader's own process could survive.
 
 use grader::Lock;
-use grader::catalogue::misbehaving::IN_A_RUNNER;
-use grader::catalogue::misbehaving::{
+use grader::checks::CHECKS;
+use grader::reference::{LOCK as REFERENCE, RUNNER_LOCK};
+use lock_catalogue::misbehaving::IN_A_RUNNER;
+use lock_catalogue::misbehaving::{
     ABORTS, ERRS, EXITS, FAKES_RESULTS, HAMMERS, HOGS_MEMORY, PANICS, PANICS_WHILE_UNWINDING,
     SPINS, STOPS,
 };
-use grader::checks::CHECKS;
-use grader::reference::{LOCK as REFERENCE, RUNNER_LOCK};
 
 /// The locks by the names `GRADER_LOCK` knows them by.
 const LOCKS: &[(&str, Lock)] = &[

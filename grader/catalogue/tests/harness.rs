@@ -7,8 +7,8 @@
 
 use std::process::Command;
 
-use grader::catalogue::misbehaving::FAKE_RESULT_LINES;
 use grader::checks::CHECKS;
+use lock_catalogue::misbehaving::FAKE_RESULT_LINES;
 
 /// The failing check of every misbehaving lock, and one that uses only the
 /// reference solution and must pass beside it.

@@ -1,4 +1,5 @@
-//! Points per check, for the results instructors read.
+//! Points per check, for the results instructors read (`cargo course grade`,
+//! `cargo course batch`).
 //!
 //! Every check carries its points in its exercise's descriptor
 //! ([`crate::exercise`]), so a new check cannot go ungraded. The weights
