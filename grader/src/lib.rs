@@ -44,8 +44,6 @@
 //!   fails, and [`remote`] is the learner's lock as the checks call it: its
 //!   code runs in a program of its own, the runner (`grader/runner`), whose
 //!   Redis commands come back through the check's wires;
-//! - [`course`] is `cargo course`: the learner's loop and results for
-//!   machines, over the same harness;
 //! - [`recording`] keeps a learner's failed scenario run for the book's player;
 //! - [`reference`](mod@reference) holds the reference solutions.
 //!
@@ -53,14 +51,16 @@
 //! ports of published libraries) and the book's timelines made with them are
 //! a crate of their own, `lock-catalogue` (`grader/catalogue`), with the
 //! `grade-lock` program that grades one of them: nothing a learner builds
-//! holds them.
+//! holds them. `cargo course`, the learner's loop and the instructor's tools
+//! over the same harness, is the crate `course` (`grader/course`); a
+//! learner who only runs `cargo test -p exercises` builds the grader's own
+//! judge (`src/bin/judge.rs`) instead.
 
 pub mod acl;
 pub mod call;
 pub mod checks;
 pub mod clock;
 pub mod confine;
-pub mod course;
 pub mod deadline;
 pub mod error;
 pub mod exercise;

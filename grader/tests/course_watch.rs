@@ -221,7 +221,7 @@ fn the_watch_loop_follows_the_learner() {
     let work = scratch_copy(&base);
     let target = base.join("target");
     let built = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "grader", "--bin", "course"])
+        .args(["build", "--quiet", "-p", "course", "--bin", "course"])
         .current_dir(&work)
         .env("CARGO_TARGET_DIR", &target)
         .status()

@@ -62,7 +62,7 @@ fn lock_fields(path: &str) -> Vec<String> {
 /// The tables of functions that cannot read the exercises' descriptors (the
 /// learner compiles them, and they must not link the grader) hold the
 /// descriptors' functions, in the course's order: the runner's `Lock`, the
-/// learner's `YOURS`, the stubs' lock of `tests/stubs.rs`, and the grader's
+/// learner's `YOURS`, the stubs' lock of `grader/course/tests/stubs.rs`, and the grader's
 /// own `Lock` (which also has a name).
 #[test]
 fn every_table_of_functions_is_the_descriptors() {
@@ -83,7 +83,7 @@ fn every_table_of_functions_is_the_descriptors() {
         "grader/src/lock.rs: `Lock` must hold its name, then the exercises' functions, in order"
     );
     // The learner's runner, and the grader's test that links the stubs themselves.
-    for path in ["exercises/runner/main.rs", "grader/tests/stubs.rs"] {
+    for path in ["exercises/runner/main.rs", "grader/course/tests/stubs.rs"] {
         let handed: Vec<String> = read(path)
             .lines()
             .filter_map(|l| l.trim().split_once(": exercises::"))

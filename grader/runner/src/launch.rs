@@ -5,7 +5,7 @@
 //! builds beside it. The grader (the judge) is a program of its own, built
 //! once from the course's `grader` crate and never relinked when you save an
 //! exercise. So the test makes sure the judge is built (`cargo build -p
-//! grader --bin course`, in the same target directory and profile; a moment
+//! grader --bin judge`, in the same target directory and profile; a moment
 //! when nothing changed) and then becomes the judge, with the runner's path to
 //! start for each check. Everything you pass to `cargo test` after `--` goes
 //! to the judge.
@@ -20,7 +20,7 @@ use crate::beside::{Program, build_beside};
 pub const RUNNER_VAR: &str = "GRADER_RUNNER";
 
 /// The judge's binary, in the `grader` crate.
-const JUDGE_BIN: &str = "course";
+const JUDGE_BIN: &str = "judge";
 
 /// Builds the judge if needed and runs it in place of this process, with
 /// the runner at `runner` (`env!("CARGO_BIN_EXE_runner")` in the learner's

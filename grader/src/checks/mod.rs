@@ -120,9 +120,9 @@ const GATHERED: [Check; COUNT] = {
 /// The reference's play of the story `name`, played once per process and then remembered.
 ///
 /// A story check compares the lock's run with the reference's, and the reference's is the same
-/// on every run (`tests/determinism.rs` holds it to that). A learner's check runs in a process of
-/// its own and plays it once anyway; the grader's own tests grade many locks in one process, and
-/// the failover stories spend real seconds on every play.
+/// on every run (`grader/catalogue/tests/determinism.rs` holds it to that). A learner's check
+/// runs in a process of its own and plays it once anyway; the grader's own tests grade many locks
+/// in one process, and the failover stories spend real seconds on every play.
 pub(crate) fn reference_play<T: Clone>(
     plays: &Mutex<BTreeMap<&'static str, T>>,
     name: &'static str,

@@ -7,7 +7,7 @@
 //! of its own, each calling the learner's functions in that runner. The results
 //! do not come from what the binary prints, which the learner's code can
 //! imitate, but from the file its harness writes with this run's nonce
-//! ([`crate::harness::results`]). A check that did not run has no passing
+//! ([`grader::harness::results`]). A check that did not run has no passing
 //! outcome there, so nothing built on [`Results`] can claim a pass for it.
 
 use std::path::{Path, PathBuf};
@@ -19,10 +19,10 @@ use serde::{Deserialize, Serialize};
 use super::error::CourseError;
 use super::process;
 use super::{Format, GradeArgs, format};
-use crate::checks;
-use crate::harness::results::{RESULTS_FILE_VAR, ResultsFile};
-use crate::harness::{Arguments, Outcome, groups};
-use crate::isolation::{Isolation, Limit, Limits, Spec, Toolchain};
+use grader::checks;
+use grader::harness::results::{RESULTS_FILE_VAR, ResultsFile};
+use grader::harness::{Arguments, Outcome, groups};
+use grader::isolation::{Isolation, Limit, Limits, Spec, Toolchain};
 
 /// How to grade.
 #[derive(Clone, Debug)]
@@ -80,10 +80,15 @@ pub fn this_program() -> PathBuf {
     std::env::current_exe().unwrap_or_else(|_| PathBuf::from("course"))
 }
 
-/// The root of the workspace this grader was built in.
+/// The root of the workspace this program was built in (this crate is
+/// `grader/course` in it).
 pub fn course_root() -> PathBuf {
-    let grader = Path::new(env!("CARGO_MANIFEST_DIR"));
-    grader.parent().unwrap_or(grader).to_path_buf()
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    crate_dir
+        .ancestors()
+        .nth(2)
+        .unwrap_or(crate_dir)
+        .to_path_buf()
 }
 
 /// What a grading came to.
@@ -105,7 +110,7 @@ pub enum Results {
 }
 
 /// One check's result.
-pub type CheckResult = crate::harness::results::CheckResult;
+pub type CheckResult = grader::harness::results::CheckResult;
 
 impl Results {
     /// The checks' results; none when the exercises did not compile.
@@ -124,7 +129,7 @@ impl Results {
 }
 
 /// The exercise a check belongs to: `acquire` for `acquire::explored`.
-pub use crate::exercise::of_check as exercise_of;
+pub use grader::exercise::of_check as exercise_of;
 
 /// The text a person reads for one outcome: empty for a pass.
 pub fn message(name: &str, outcome: &Outcome) -> String {
@@ -167,7 +172,7 @@ pub fn run(options: &Options) -> Result<Results, CourseError> {
         .current_dir(options.workspace.join("exercises"))
         .envs(options.env.iter().map(|(k, v)| (k, v)))
         .env(RESULTS_FILE_VAR, &results_path)
-        .env(crate::remote::RUNNER_VAR, &exe);
+        .env(grader::remote::RUNNER_VAR, &exe);
     let ran = process::run(
         &mut command,
         format!("{nonce}\n").as_bytes(),
@@ -296,7 +301,7 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
         .ok_or(CourseError::NoTestBinary { output: stderr })
 }
 
-/// Runs cargo with `args` in a sandbox ([`crate::isolation`]): the workspace
+/// Runs cargo with `args` in a sandbox ([`grader::isolation`]): the workspace
 /// read-only, the target directory the only one it may write, the toolchain
 /// and the registry read-only, no network, limits on memory, processes, file
 /// size and time. Cargo's output, or (`Err`) what to show as the compile error.
@@ -366,7 +371,7 @@ fn sandboxed_cargo(
 
 /// 128 random bits, as hex.
 fn nonce() -> Result<String, CourseError> {
-    crate::random::hex::<16>().map_err(|e| CourseError::System {
+    grader::random::hex::<16>().map_err(|e| CourseError::System {
         what: "no random nonce for the results file",
         source: std::io::Error::other(e.to_string()),
     })

@@ -3,9 +3,9 @@
 //! version 3, JUnit read back by an XML parser), points from the one table,
 //! and a pass only for a check that passed.
 
-use grader::course::Format;
-use grader::course::format::{self, exercism};
-use grader::course::grade::{CheckResult, Results, exit_code};
+use course::Format;
+use course::format::{self, exercism};
+use course::grade::{CheckResult, Results, exit_code};
 use grader::harness::{Cause, End, Outcome};
 
 fn check(name: &str, outcome: Outcome) -> CheckResult {
@@ -291,7 +291,7 @@ fn the_summary_on_stderr_collapses_an_exercise_not_started_and_says_where_to_beg
             check("acquire::refuses_a_held_lock", stub()),
         ],
     };
-    let text = grader::course::grade::summary(&results);
+    let text = course::grade::summary(&results);
     assert!(
         text.contains("acquire: 2 checks, not started — fill in exercises/src/acquire.rs\n"),
         "{text}"

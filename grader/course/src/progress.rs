@@ -22,12 +22,12 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::verdict::Property;
+use grader::verdict::Property;
 
 /// The file's name, at the top of the workspace.
 pub const FILE_NAME: &str = ".course-progress";
 
-pub use crate::verdict::HINT_LEVELS;
+pub use grader::verdict::HINT_LEVELS;
 
 /// What the file holds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -7,17 +7,17 @@
 //! first with a check that does not pass), the one report that matters most,
 //! and which exercises a grading has just completed.
 
-use crate::checks::CHECKS;
-use crate::exercise::of_check as exercise_of;
-use crate::harness::Outcome;
-use crate::verdict::Property;
+use grader::checks::CHECKS;
+use grader::exercise::of_check as exercise_of;
+use grader::harness::Outcome;
+use grader::verdict::Property;
 
 use super::grade::CheckResult;
 
 /// The exercise that `exercises/src/NAME.rs` holds, if it is one.
 pub fn exercise_of_file(file_name: &str) -> Option<&'static str> {
     let stem = file_name.strip_suffix(".rs")?;
-    crate::exercise::named(stem).map(|row| row.name)
+    grader::exercise::named(stem).map(|row| row.name)
 }
 
 /// One check and what it came to last (`None`: not graded yet).
@@ -153,7 +153,7 @@ impl Board {
 }
 
 /// The rule a failed check's report names, if a rule broke (the report's
-/// "Broken rule:" line, as [`crate::report::Report`] writes it).
+/// "Broken rule:" line, as [`grader::report::Report`] writes it).
 pub fn broken_rule(outcome: &Outcome) -> Option<Property> {
     let Outcome::Failed { report } = outcome else {
         return None;
@@ -178,8 +178,8 @@ pub(crate) fn grade_all(board: &mut Board, exercise: &str, outcome: &Outcome) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Report;
-    use crate::verdict::Violation;
+    use grader::report::Report;
+    use grader::verdict::Violation;
 
     pub(super) fn result(name: &str, outcome: Outcome) -> CheckResult {
         CheckResult {

@@ -28,8 +28,8 @@ use super::open::runs_dir;
 use super::progress::Progress;
 use super::screen::{self, Mode, Status, View};
 use super::terminal::{self, RawKeys};
-use crate::exercise::SCENARIOS;
-use crate::recording;
+use grader::exercise::SCENARIOS;
+use grader::recording;
 
 /// How long the files must stay quiet after a write before it counts as a
 /// save: editors write a file in several steps.
@@ -221,7 +221,7 @@ impl Loop {
                 "That was the last hint for this rule: the chapter named above explains it in full."
                     .to_string(),
             ),
-            Some((crate::harness::Outcome::NotStarted { .. }, None)) => Some(
+            Some((grader::harness::Outcome::NotStarted { .. }, None)) => Some(
                 "Nothing is broken yet: the hints come with the first broken rule. Replace the \
                  todo!() and save."
                     .to_string(),

@@ -33,7 +33,7 @@ pub fn student_rows(graded: &Graded, filters: &[String]) -> Vec<Row> {
             .into_iter()
             .map(|name| Row {
                 exercise: super::super::grade::exercise_of(&name).to_string(),
-                max_points: crate::exercise::points::of(&name),
+                max_points: grader::exercise::points::of(&name),
                 name,
                 status: Status::Error,
                 outcome: "not_graded",
@@ -48,7 +48,7 @@ pub fn student_rows(graded: &Graded, filters: &[String]) -> Vec<Row> {
 
 /// A name a student chose (a folder, a file), as it may be shown.
 fn named(text: &str) -> String {
-    crate::harness::spelled_out(text, &[])
+    grader::harness::spelled_out(text, &[])
 }
 
 /// One line per student, printed as each ends.

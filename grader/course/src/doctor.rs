@@ -2,7 +2,7 @@
 //! what to install for each missing piece.
 //!
 //! It asks the same questions as the grader's own choice of Redis
-//! ([`crate::server`]), in the same order, without starting anything: is
+//! ([`grader::server`]), in the same order, without starting anything: is
 //! `GRADER_REDIS` forcing a source, is `REDIS_URL` set (and does that server
 //! answer, with Redis 7 or newer), does a Docker engine answer and does it
 //! hold the image, is there a `redis-server` and of which version. Then it
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use super::grade::course_root;
-use crate::server::{self, DEFAULT_IMAGE};
+use grader::server::{self, DEFAULT_IMAGE};
 
 /// One thing looked at.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! A command run to its end with its output captured, or stopped at a
-//! deadline together with everything it started ([`crate::deadline`]).
+//! deadline together with everything it started ([`grader::deadline`]).
 //!
 //! Cargo and the test binary are both run this way, so that a submission
 //! that hangs cannot hold a batch up. The groups still running are listed,
@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
 
-use crate::{deadline, sys};
+use grader::{deadline, sys};
 
 /// How often a running command is looked at.
 const POLL: Duration = Duration::from_millis(20);

@@ -12,16 +12,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use grader::course::Format;
-use grader::course::batch::{self, Batch, Graded, report};
-use grader::course::format::{self, Status};
-use grader::course::grade::Results;
+use course::Format;
+use course::batch::{self, Batch, Graded, report};
+use course::format::{self, Status};
+use course::grade::Results;
 
 /// The checks graded: one exercise's, to keep the run short.
 const FILTER: &str = "acquire::";
 
 fn course() -> PathBuf {
-    grader::course::grade::course_root()
+    course::grade::course_root()
 }
 
 /// The reference solution of `exercise`, with `insert` put at the start of the

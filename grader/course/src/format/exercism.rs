@@ -22,9 +22,9 @@ const MESSAGE_MAX: usize = 65_535;
 /// The task id of `exercise`: its number in the course's table of
 /// exercises; the `scenarios`, which play the whole lock, come after the last.
 pub fn task_id(exercise: &str) -> usize {
-    crate::exercise::named(exercise).map_or(
-        crate::exercise::EXERCISES.len() + 1,
-        crate::exercise::Exercise::number,
+    grader::exercise::named(exercise).map_or(
+        grader::exercise::EXERCISES.len() + 1,
+        grader::exercise::Exercise::number,
     )
 }
 

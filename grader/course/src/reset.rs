@@ -13,7 +13,7 @@ use std::process::{Command, ExitCode};
 
 use super::board;
 use super::error::CourseError;
-use crate::exercise;
+use grader::exercise;
 
 /// Puts the stub of `exercise` back in the course at `root`, asking first
 /// unless `yes`.

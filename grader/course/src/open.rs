@@ -2,7 +2,7 @@
 //! book's player.
 //!
 //! A scenario check that fails keeps its run as a timeline file
-//! ([`crate::recording`]). This command puts that run, beside a correct
+//! ([`grader::recording`]). This command puts that run, beside a correct
 //! lock's run of the same story (the book's own `book/timelines/NAME.json`),
 //! on one page with the book's player (`book/theme/timeline-*.js` and its
 //! CSS), writes the page to `target/course/player.html`, and serves it on
@@ -18,10 +18,10 @@ use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::checks::CHECKS;
-use crate::recording;
-use crate::timeline::Timeline;
-use crate::timeline::html::{escape, json_for_script};
+use grader::checks::CHECKS;
+use grader::recording;
+use grader::timeline::Timeline;
+use grader::timeline::html::{escape, json_for_script};
 
 use super::error::CourseError;
 
@@ -235,7 +235,7 @@ mod tests {
     use super::*;
 
     fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
     fn book_timeline(name: &str) -> Timeline {

@@ -4,8 +4,8 @@
 //! Everything here starts from one way of grading the learner's crate and
 //! getting the results back as data ([`grade::run`]): it builds the
 //! `exercises` test binary with cargo, runs it, and reads every check's
-//! [`Outcome`](crate::harness::Outcome) from a file only the harness's own
-//! process can write ([`crate::harness::results`]). A compile error comes back
+//! [`Outcome`](grader::harness::Outcome) from a file only the harness's own
+//! process can write ([`grader::harness::results`]). A compile error comes back
 //! as a result of its own, with cargo's text. The subcommands are views of
 //! that data: the watch loop for the learner (the default, [`watch`], with
 //! [`reset`] and [`open`]), results for
@@ -69,10 +69,10 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct ResetArgs {
     /// The exercise, as its file under exercises/src is named: its help
-    /// names every exercise of the table ([`crate::exercise::names`]).
+    /// names every exercise of the table ([`grader::exercise::names`]).
     #[arg(value_name = "EXERCISE", help = format!(
         "The exercise, as its file under exercises/src is named: {}",
-        crate::exercise::names()
+        grader::exercise::names()
     ))]
     pub exercise: String,
     /// Do not ask first.

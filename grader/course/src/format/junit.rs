@@ -18,7 +18,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::super::grade::Results;
 use super::{Row, Status};
-use crate::harness::spelled_out;
+use grader::harness::spelled_out;
 
 /// The JUnit XML for `results`.
 pub fn render(results: &Results, rows: &[Row]) -> String {

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use course::batch::summary::{self, DEFAULT_BOOK, Standing};
+use course::batch::{Graded, results_folder};
+use course::grade::{CheckResult, Results};
 use grader::checks::CHECKS;
-use grader::course::batch::summary::{self, DEFAULT_BOOK, Standing};
-use grader::course::batch::{Graded, results_folder};
-use grader::course::grade::{CheckResult, Results};
 use grader::harness::Outcome;
 use grader::report::Report;
 use grader::verdict::{Property, Violation};
@@ -321,7 +321,7 @@ fn measured(dir: &Path) -> String {
 
 #[test]
 #[ignore = "needs Chromium (apt-get install chromium); .ci/run runs it: \
-            cargo test -p grader --test batch_summary -- --ignored"]
+            cargo test -p course --test batch_summary -- --ignored"]
 fn a_class_of_200_fits_1280_px_and_a_phone_with_every_cell_open() {
     let dir = scratch("layout");
     let html = summary::html(&big_class(200), &[], DEFAULT_BOOK);
@@ -362,10 +362,7 @@ fn a_class_of_200_fits_1280_px_and_a_phone_with_every_cell_open() {
 #[test]
 fn the_line_per_student_says_who_submitted_nothing() {
     let class = class();
-    let lines: Vec<String> = class
-        .iter()
-        .map(grader::course::batch::report::line)
-        .collect();
+    let lines: Vec<String> = class.iter().map(course::batch::report::line).collect();
     assert!(
         lines[1].starts_with("bo: 0/") && lines[1].contains("[submitted nothing"),
         "{lines:?}"

@@ -1,7 +1,7 @@
 //! Times `cargo course batch` on a class of prepared submissions:
 //!
 //! ```sh
-//! GRADER_REDIS=process cargo run -p grader --example batch_bench -- [N] [--no-sandbox] [FILTER…]
+//! GRADER_REDIS=process cargo run -p course --example batch_bench -- [N] [--no-sandbox] [FILTER…]
 //! ```
 //!
 //! makes N submissions (default 30) holding the reference solutions, grades
@@ -15,8 +15,8 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use grader::course::batch::{self, Batch};
-use grader::course::grade::course_root;
+use course::batch::{self, Batch};
+use course::grade::course_root;
 use grader::isolation::Isolation;
 
 /// Makes `count` submissions holding the reference solutions in `dir`.

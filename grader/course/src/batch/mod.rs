@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use super::BatchArgs;
 use super::error::CourseError;
 use super::grade::{self, Options, Results};
-use crate::isolation::Isolation;
+use grader::isolation::Isolation;
 use workspace::{Pristine, Submission};
 
 /// One student's grading.
@@ -234,7 +234,7 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     };
     options
         .env
-        .push((crate::remote::SANDBOX_VAR.to_string(), sandbox.to_string()));
+        .push((grader::remote::SANDBOX_VAR.to_string(), sandbox.to_string()));
     options
 }
 

@@ -8,8 +8,8 @@
 //! pure function of its inputs, so a test can read the screen without a
 //! terminal, and the same state always draws the same screen.
 
-use crate::exercise;
-use crate::harness::{Outcome, groups};
+use grader::exercise;
+use grader::harness::{Outcome, groups};
 
 use super::board::{Board, Entry, broken_rule};
 use super::progress::{HINT_LEVELS, Progress};
@@ -310,9 +310,9 @@ fn fit(lines: Vec<String>, room: Option<usize>, scroll: usize, whole: &str) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::course::board::grade_all as graded;
-    use crate::report::Report;
-    use crate::verdict::{Property, Violation};
+    use crate::board::grade_all as graded;
+    use grader::report::Report;
+    use grader::verdict::{Property, Violation};
 
     fn view(exercise: &'static str) -> View {
         View {
@@ -453,7 +453,7 @@ mod tests {
         v.mode = Mode::List;
         let whole = draw(&board, &Progress::default(), &v);
         let rows = whole.lines().count();
-        let redlock = crate::exercise::named("redlock").map_or(0, |x| x.checks.len());
+        let redlock = grader::exercise::named("redlock").map_or(0, |x| x.checks.len());
         assert!(
             whole.contains(&format!(
                 "  redlock (exercises/src/redlock.rs): 0/{redlock}"

@@ -12,7 +12,7 @@
 //! The page has no script and no outside resource. Its columns share the
 //! page's width, and below 700 px every student becomes a block of wrapped
 //! cells, so that nothing is wider than the screen, at 1280 px or on a phone
-//! (`grader/tests/batch_summary.rs` measures it in Chromium).
+//! (`grader/course/tests/batch_summary.rs` measures it in Chromium).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -21,10 +21,10 @@ use super::super::format::{Row, Status};
 use super::super::grade::{Results, selected};
 use super::Graded;
 use super::report::{broken_rule, student_rows};
-use crate::exercise::{self, Chapter};
-use crate::harness::{Outcome, groups};
-use crate::timeline::html::escape;
-use crate::verdict::Property;
+use grader::exercise::{self, Chapter};
+use grader::harness::{Outcome, groups};
+use grader::timeline::html::escape;
+use grader::verdict::Property;
 
 /// Where the chapter links point when no other book is named: `book/serve`'s.
 pub const DEFAULT_BOOK: &str = exercise::SERVED_BOOK;

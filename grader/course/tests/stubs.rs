@@ -68,7 +68,7 @@ fn every_check_reports_the_stubs_as_not_started() {
 /// check through it, and each check says "not started" and names a stub.
 #[test]
 fn through_the_runner_every_check_reports_the_stubs_as_not_started() {
-    use grader::course::grade::{self, Options, Results};
+    use course::grade::{self, Options, Results};
     use grader::harness::Outcome;
 
     let mut options = Options::this_course();
@@ -102,7 +102,7 @@ fn through_the_runner_every_check_reports_the_stubs_as_not_started() {
 /// chapter; the notes about Redis are one line each, printed once.
 #[test]
 fn the_first_grading_is_a_line_per_exercise_and_where_to_begin() {
-    use grader::course::grade::{self, Options};
+    use course::grade::{self, Options};
     use grader::exercise::{EXERCISES, SCENARIOS};
     use grader::harness::groups::untouched_line;
 

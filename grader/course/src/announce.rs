@@ -3,7 +3,7 @@
 //! and the chapter to read, named as the served book shows it.
 
 use super::board::Board;
-use crate::exercise::{self, chapter};
+use grader::exercise::{self, chapter};
 
 /// The news when `exercise` has just passed all its checks: what comes next
 /// (the first exercise after it, in the table's order, that does not pass
@@ -38,8 +38,8 @@ pub fn announce(board: &Board, exercise: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::course::board::grade_all as graded;
-    use crate::harness::Outcome;
+    use crate::board::grade_all as graded;
+    use grader::harness::Outcome;
 
     #[test]
     fn a_finished_exercise_names_the_next_in_the_books_order_and_its_page() {
@@ -47,7 +47,7 @@ mod tests {
         for x in ["token", "acquire", "release"] {
             graded(&mut board, x, &Outcome::Passed);
         }
-        let checks = crate::exercise::named("release").map_or(0, |x| x.checks.len());
+        let checks = grader::exercise::named("release").map_or(0, |x| x.checks.len());
         assert_eq!(
             announce(&board, "release"),
             format!(

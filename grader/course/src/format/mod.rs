@@ -2,7 +2,7 @@
 //! GitHub Classroom and Exercism read.
 //!
 //! Every format is written from the same [`Row`]s: one per selected check,
-//! with its status, its points from [`super::points`], and the message a
+//! with its status, its points from [`grader::exercise::points`], and the message a
 //! person reads. A check counts as passed only when its outcome is
 //! [`Outcome::Passed`]; when the exercises did not compile, every check is
 //! there, as an error worth 0, so no format can show a pass for a check that
@@ -15,8 +15,8 @@ pub mod junit;
 
 use super::Format;
 use super::grade::{Results, exercise_of, message};
-use crate::exercise::points;
-use crate::harness::Outcome;
+use grader::exercise::points;
+use grader::harness::Outcome;
 
 /// How one check ended, in the three words every format knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
