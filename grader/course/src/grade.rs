@@ -451,7 +451,8 @@ pub fn command(args: &GradeArgs) -> Result<ExitCode, CourseError> {
     let results = run(&options)?;
     // For the person or the CI log: a line per check, and what failed.
     eprint!("{}", summary(&results));
-    let rendered = format::render(args.format, &results);
+    let places = format::Places::read(&options.workspace);
+    let rendered = format::render(args.format, &results, &places);
     let text = rendered.text;
     match &args.out {
         None => print!("{text}"),

@@ -96,22 +96,26 @@ fn no_pass_anywhere(student: &str, results: &Results) {
         "{student}: {rows:?}"
     );
 
-    let github: serde_json::Value =
-        serde_json::from_str(&format::render(Format::Github, results).text).expect("github JSON");
+    let github: serde_json::Value = serde_json::from_str(
+        &format::render(Format::Github, results, &format::Places::default()).text,
+    )
+    .expect("github JSON");
     assert_ne!(github["status"], "pass", "{student}: {github}");
     for test in github["tests"].as_array().expect("tests") {
         assert_ne!(test["status"], "pass", "{student}: {test}");
         assert_eq!(test["score"], 0, "{student}: {test}");
     }
 
-    let exercism: serde_json::Value =
-        serde_json::from_str(&format::render(Format::Exercism, results).text).expect("exercism");
+    let exercism: serde_json::Value = serde_json::from_str(
+        &format::render(Format::Exercism, results, &format::Places::default()).text,
+    )
+    .expect("exercism");
     assert_ne!(exercism["status"], "pass", "{student}: {exercism}");
     for test in exercism["tests"].as_array().into_iter().flatten() {
         assert_ne!(test["status"], "pass", "{student}: {test}");
     }
 
-    let junit = format::render(Format::Junit, results).text;
+    let junit = format::render(Format::Junit, results, &format::Places::default()).text;
     let doc = roxmltree::Document::parse(&junit).expect("JUnit XML parses");
     let cases: Vec<_> = doc
         .descendants()
@@ -127,8 +131,10 @@ fn no_pass_anywhere(student: &str, results: &Results) {
         );
     }
 
-    let json: serde_json::Value =
-        serde_json::from_str(&format::render(Format::Json, results).text).expect("course JSON");
+    let json: serde_json::Value = serde_json::from_str(
+        &format::render(Format::Json, results, &format::Places::default()).text,
+    )
+    .expect("course JSON");
     assert_eq!(json["score"], 0, "{student}: {json}");
     assert_ne!(json["status"], "pass", "{student}: {json}");
 }
@@ -164,8 +170,10 @@ fn a_batch_grades_each_submission_with_the_pristine_grader() {
     let correct = of(&graded, "correct");
     assert_eq!(correct.checks().len(), n, "{correct:?}");
     assert!(correct.all_passed(), "{correct:?}");
-    let github: serde_json::Value =
-        serde_json::from_str(&format::render(Format::Github, correct).text).expect("JSON");
+    let github: serde_json::Value = serde_json::from_str(
+        &format::render(Format::Github, correct, &format::Places::default()).text,
+    )
+    .expect("JSON");
     assert_eq!(github["status"], "pass");
     assert_eq!(github["max_score"], worth);
     let scores: u64 = github["tests"]

@@ -58,7 +58,8 @@ fn mixed() -> Results {
 }
 
 fn json(format: Format, results: &Results) -> serde_json::Value {
-    serde_json::from_str(&format::render(format, results).text).expect("valid JSON")
+    serde_json::from_str(&format::render(format, results, &format::Places::default()).text)
+        .expect("valid JSON")
 }
 
 #[test]
@@ -91,6 +92,37 @@ fn github_has_the_reporters_fields_and_scores_from_the_table() {
             .unwrap_or("")
             .contains("std::process::exit")
     );
+}
+
+#[test]
+fn github_points_each_check_at_the_line_of_its_function_in_the_learners_file() {
+    let root = course::grade::course_root();
+    let places = format::Places::read(&root);
+    let text = format::render(Format::Github, &mixed(), &places).text;
+    let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let tests = value["tests"].as_array().expect("tests");
+    let mut seen = 0;
+    for test in tests {
+        let name = test["name"].as_str().expect("name");
+        let file = test["filename"].as_str().expect("filename");
+        let line = test["line_no"].as_u64().expect("line_no") as usize;
+        if name.starts_with("scenarios::") {
+            assert_eq!((file, line), ("exercises/tests/grade.rs", 1), "{name}");
+            continue;
+        }
+        let exercise =
+            grader::exercise::named(name.split("::").next().unwrap_or("")).expect("an exercise");
+        assert_eq!(file, exercise.stub(), "{name}");
+        let source = std::fs::read_to_string(root.join(file)).expect("the stub");
+        let at = source.lines().nth(line - 1).unwrap_or("");
+        assert!(
+            at.trim_start()
+                .starts_with(&format!("pub fn {}", exercise.functions[0])),
+            "{name} points at {file}:{line}, which is {at:?}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "every check but the story's points into a stub");
 }
 
 #[test]
@@ -146,7 +178,7 @@ fn a_compile_error_is_an_error_everywhere_and_no_check_passes() {
             .unwrap_or("")
             .contains("E0425")
     );
-    let junit = format::render(Format::Junit, &results).text;
+    let junit = format::render(Format::Junit, &results, &format::Places::default()).text;
     let doc = roxmltree::Document::parse(&junit).expect("parses");
     let errors = doc
         .descendants()
@@ -171,7 +203,7 @@ fn a_compile_error_is_an_error_everywhere_and_no_check_passes() {
 
 #[test]
 fn junit_reads_back_with_one_testcase_per_check() {
-    let text = format::render(Format::Junit, &mixed()).text;
+    let text = format::render(Format::Junit, &mixed(), &format::Places::default()).text;
     let doc = roxmltree::Document::parse(&text).expect("the JUnit report is well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "testsuites");
@@ -263,7 +295,7 @@ fn every_format_that_has_a_duration_carries_the_checks_own() {
     let course = json(Format::Json, &results);
     assert_eq!(course["checks"][0]["duration"], 1.234, "{course}");
 
-    let junit = format::render(Format::Junit, &results).text;
+    let junit = format::render(Format::Junit, &results, &format::Places::default()).text;
     let doc = roxmltree::Document::parse(&junit).expect("JUnit XML parses");
     let times: Vec<&str> = doc
         .descendants()

@@ -5,20 +5,23 @@
 //! `<RUNNER>_RESULTS`: `version`, `status` (`pass`, `fail` or `error`),
 //! `max_score`, and `tests`, each with `name`, `status`, `score` and
 //! `message` (the grader actions add `test_code`, `filename`, `line_no` and
-//! `duration`, the real time the test took, in seconds). The points Classroom records are the sum of the tests'
-//! `score` out of the sum of `max_score`. The workflow in
+//! `duration`, the real time the test took, in seconds). Here `filename` and
+//! `line_no` are the learner's file of the exercise a check tests and the line
+//! its first function starts on ([`Places`]). The points Classroom records are
+//! the sum of the tests' `score` out of the sum of `max_score`. The workflow in
 //! `grader/classroom/` encodes this file and hands it to the reporter.
 
 use serde_json::json;
 
 use super::super::grade::Results;
-use super::{Row, overall, pretty, seconds};
+use super::{Places, Row, overall, pretty, seconds};
 
 /// The reporter's JSON for `results`.
-pub fn render(results: &Results, rows: &[Row]) -> String {
+pub fn render(results: &Results, rows: &[Row], places: &Places) -> String {
     let tests: Vec<serde_json::Value> = rows
         .iter()
         .map(|row| {
+            let (filename, line_no) = places.of(&row.name);
             json!({
                 "name": row.name,
                 "status": row.status.as_str(),
@@ -26,8 +29,8 @@ pub fn render(results: &Results, rows: &[Row]) -> String {
                 "max_score": row.max_points,
                 "message": row.message,
                 "test_code": format!("cargo test -p exercises -- --exact {}", row.name),
-                "filename": "exercises/tests/grade.rs",
-                "line_no": 0,
+                "filename": filename,
+                "line_no": line_no,
                 // Seconds, as the Classroom graders write it.
                 "duration": seconds(row.duration),
             })

@@ -12,6 +12,9 @@ pub mod exercism;
 pub mod github;
 pub mod json;
 pub mod junit;
+pub mod places;
+
+pub use places::Places;
 
 use super::Format;
 use super::grade::{Results, exercise_of, message};
@@ -138,13 +141,14 @@ pub struct Rendered {
     pub text: String,
 }
 
-/// `results` in `format`.
-pub fn render(format: Format, results: &Results) -> Rendered {
+/// `results` in `format`; `places` says where in the learner's files each
+/// check points, for the formats that name a line.
+pub fn render(format: Format, results: &Results, places: &Places) -> Rendered {
     let rows = rows(results);
     match format {
         Format::Github => Rendered {
             file_name: "autograding.json",
-            text: github::render(results, &rows),
+            text: github::render(results, &rows, places),
         },
         Format::Exercism => Rendered {
             file_name: "results.json",
