@@ -368,22 +368,44 @@ impl Clock {
         sent: Option<Instant>,
         ran_at_ms: Option<RanAt>,
     ) -> Result<(), GradeError> {
-        let mut call = SETTLE.prepare_invoke();
-        for key in &self.keys {
-            call.key(key);
-        }
+        self.seen = None;
+        let looked: Vec<i64> = self.look_command(ran_at_ms).query(con).or_else(|e| {
+            if !is_no_script(&e) {
+                return Err(e);
+            }
+            SETTLE.load(con)?;
+            self.look_command(ran_at_ms).query(con)
+        })?;
+        self.noted(&looked, sent, ran_at_ms)
+    }
+
+    /// The look as one command (`EVALSHA` of the clock's script), to send on
+    /// its own or in a pipeline; [`Clock::noted`] reads its answer.
+    fn look_command(&self, ran_at_ms: Option<RanAt>) -> redis::Cmd {
         let (before, after) = ran_at_ms.map_or((-1, -1), |(b, a)| (b as i64, a as i64));
         let resolution = match ran_at_ms {
             Some(_) => RESOLUTION_MS,
             None => LOOK_RESOLUTION_MS,
         };
-        self.seen = None;
-        let looked: Vec<i64> = call
+        let mut cmd = redis::cmd("EVALSHA");
+        cmd.arg(SETTLE.get_hash())
+            .arg(self.keys.len())
+            .arg(&self.keys)
             .arg(self.now_ms)
             .arg(resolution)
             .arg(before)
-            .arg(after)
-            .invoke(con)?;
+            .arg(after);
+        cmd
+    }
+
+    /// What a look answered: the timed keys' real expiries it saw, and a stall
+    /// if real time ran further than the clock absorbs.
+    fn noted(
+        &mut self,
+        looked: &[i64],
+        sent: Option<Instant>,
+        ran_at_ms: Option<RanAt>,
+    ) -> Result<(), GradeError> {
         let [fresh, overrun, gap, ref reals @ ..] = looked[..] else {
             return Err(redis::RedisError::from((
                 redis::ErrorKind::UnexpectedReturnType,
@@ -415,6 +437,43 @@ impl Clock {
         Ok(())
     }
 
+    /// Runs `read`, a script of the grader's own that sets no TTL, on `keys`,
+    /// then looks ([`Clock::settle`]) and reads the virtual expiries of
+    /// `timed` (as [`Clock::expiries`]), all in one round trip: what an
+    /// observation between two steps needs. A server that has forgotten the
+    /// scripts (restarted, promoted) is given them and asked again; every
+    /// part is safe to repeat.
+    pub fn read_and_look<T: redis::FromRedisValue>(
+        &mut self,
+        con: &mut Connection,
+        read: &Script,
+        keys: &[&str],
+        timed: &[&str],
+    ) -> Result<(T, Vec<Expiry>), GradeError> {
+        self.seen = None;
+        let fields: Vec<String> = timed.iter().map(|key| format!("{key}|virtual")).collect();
+        let ask = |clock: &Clock, con: &mut Connection| {
+            let mut pipe = redis::pipe();
+            pipe.cmd("EVALSHA")
+                .arg(read.get_hash())
+                .arg(keys.len())
+                .arg(keys);
+            pipe.add_command(clock.look_command(None));
+            pipe.cmd("HMGET").arg(&clock.keys[0]).arg(&fields);
+            pipe.query::<(T, Vec<i64>, Vec<Option<i64>>)>(con)
+        };
+        let (value, looked, virtual_ms) = ask(self, con).or_else(|e| {
+            if !is_no_script(&e) {
+                return Err(e);
+            }
+            read.load(con)?;
+            SETTLE.load(con)?;
+            ask(self, con)
+        })?;
+        self.noted(&looked, None, None)?;
+        Ok((value, virtual_ms.into_iter().map(expiry_of).collect()))
+    }
+
     /// Moves virtual time forward to `t_ms` (never back) and returns the timed
     /// keys that expired on the way.
     pub fn advance_to(
@@ -444,10 +503,31 @@ impl Clock {
             .arg(&self.keys[0])
             .arg(format!("{key}|virtual"))
             .query(con)?;
-        Ok(match virtual_ms {
-            None | Some(-2) => Expiry::Missing,
-            Some(v) if v < 0 => Expiry::Never,
-            Some(v) => Expiry::At(v as u64),
-        })
+        Ok(expiry_of(virtual_ms))
+    }
+
+    /// The virtual expiries of timed keys, in their order, as of the last
+    /// settle: one round trip for all of them.
+    pub fn expiries(&self, con: &mut Connection, keys: &[&str]) -> RedisResult<Vec<Expiry>> {
+        let fields: Vec<String> = keys.iter().map(|key| format!("{key}|virtual")).collect();
+        let virtual_ms: Vec<Option<i64>> = redis::cmd("HMGET")
+            .arg(&self.keys[0])
+            .arg(&fields)
+            .query(con)?;
+        Ok(virtual_ms.into_iter().map(expiry_of).collect())
+    }
+}
+
+/// Whether `e` is Redis saying it does not hold a script.
+fn is_no_script(e: &redis::RedisError) -> bool {
+    e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
+}
+
+/// A virtual expiry as the books write it: missing (or -2), -1 for none, else the instant.
+fn expiry_of(virtual_ms: Option<i64>) -> Expiry {
+    match virtual_ms {
+        None | Some(-2) => Expiry::Missing,
+        Some(v) if v < 0 => Expiry::Never,
+        Some(v) => Expiry::At(v as u64),
     }
 }

@@ -306,6 +306,44 @@ impl World {
         Ok(self.clock.expiry(&mut self.con, key)?)
     }
 
+    /// The virtual expiries of several of the world's timed keys, as of now,
+    /// in their order: one look of the clock for all of them, as no command
+    /// runs between two of the readings.
+    pub fn expiries<const N: usize>(&mut self, keys: [&str; N]) -> Result<[Expiry; N], GradeError> {
+        self.settle()?;
+        let read = self.clock.expiries(&mut self.con, &keys)?;
+        read.try_into().map_err(|read: Vec<Expiry>| {
+            GradeError::from(redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "HMGET of the clock's books answered another number of fields",
+                format!("{} for {N} keys", read.len()),
+            )))
+        })
+    }
+
+    /// Runs `read`, a script of the grader's own that sets no TTL, on `keys`,
+    /// and reads the virtual expiries of `timed` after a look of the clock, in
+    /// one round trip ([`Clock::read_and_look`]): an observation between two
+    /// steps.
+    pub fn read_and_look<T: redis::FromRedisValue, const N: usize>(
+        &mut self,
+        read: &redis::Script,
+        keys: &[&str],
+        timed: [&str; N],
+    ) -> Result<(T, [Expiry; N]), GradeError> {
+        let (value, read_back) = self
+            .clock
+            .read_and_look(&mut self.con, read, keys, &timed)?;
+        let expiries = read_back.try_into().map_err(|read_back: Vec<Expiry>| {
+            GradeError::from(redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "HMGET of the clock's books answered another number of fields",
+                format!("{} for {N} keys", read_back.len()),
+            )))
+        })?;
+        Ok((value, expiries))
+    }
+
     /// What the storage row holds now. A field that holds something other
     /// than a whole number is the storage's fault:
     /// [`GradeError::RowNotANumber`].
@@ -386,6 +424,47 @@ impl Drop for World {
             .exec(&mut self.con);
         if let Some(store) = &mut self.store {
             let _ = redis::cmd("DEL").arg(&self.keys.row).exec(store);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A read of the grader's own, a look and the expiries it leaves, in one
+    /// round trip: the look notes a TTL the grader just set, and a server
+    /// that has forgotten the scripts (a restart, a promotion) is given them
+    /// again rather than failing the check.
+    #[test]
+    fn an_observation_reads_looks_and_survives_a_server_without_the_scripts() {
+        let read = redis::Script::new("return redis.call('GET', KEYS[1])");
+        let mut world = World::open().expect("a world on the test's server");
+        let lock = world.keys.lock.clone();
+        let fence = world.keys.fence.clone();
+        let mut admin = crate::server::shared()
+            .and_then(|s| s.connect())
+            .expect("the grader's own connection");
+        for round in 0..2 {
+            redis::cmd("SET")
+                .arg(&lock)
+                .arg("tok")
+                .arg("PX")
+                .arg(5_000)
+                .exec(world.con())
+                .expect("SET");
+            if round == 1 {
+                redis::cmd("SCRIPT")
+                    .arg("FLUSH")
+                    .exec(&mut admin)
+                    .expect("SCRIPT FLUSH");
+            }
+            let (value, [lock_expiry, fence_expiry]): (Option<String>, _) = world
+                .read_and_look(&read, &[&lock], [&lock, &fence])
+                .expect("the observation");
+            assert_eq!(value.as_deref(), Some("tok"), "round {round}");
+            assert_eq!(lock_expiry, Expiry::At(5_000), "round {round}");
+            assert_eq!(fence_expiry, Expiry::Missing, "round {round}");
         }
     }
 }
