@@ -311,14 +311,7 @@ impl World {
     /// runs between two of the readings.
     pub fn expiries<const N: usize>(&mut self, keys: [&str; N]) -> Result<[Expiry; N], GradeError> {
         self.settle()?;
-        let read = self.clock.expiries(&mut self.con, &keys)?;
-        read.try_into().map_err(|read: Vec<Expiry>| {
-            GradeError::from(redis::RedisError::from((
-                redis::ErrorKind::UnexpectedReturnType,
-                "HMGET of the clock's books answered another number of fields",
-                format!("{} for {N} keys", read.len()),
-            )))
-        })
+        one_each(self.clock.expiries(&mut self.con, &keys)?)
     }
 
     /// Runs `read`, a script of the grader's own that sets no TTL, on `keys`,
@@ -331,17 +324,10 @@ impl World {
         keys: &[&str],
         timed: [&str; N],
     ) -> Result<(T, [Expiry; N]), GradeError> {
-        let (value, read_back) = self
+        let (value, expiries) = self
             .clock
             .read_and_look(&mut self.con, read, keys, &timed)?;
-        let expiries = read_back.try_into().map_err(|read_back: Vec<Expiry>| {
-            GradeError::from(redis::RedisError::from((
-                redis::ErrorKind::UnexpectedReturnType,
-                "HMGET of the clock's books answered another number of fields",
-                format!("{} for {N} keys", read_back.len()),
-            )))
-        })?;
-        Ok((value, expiries))
+        Ok((value, one_each(expiries)?))
     }
 
     /// What the storage row holds now. A field that holds something other
@@ -399,6 +385,17 @@ fn set_up_row(pipe: &mut redis::Pipeline, keys: &Keys) {
         .cmd("PEXPIRE")
         .arg(&keys.row)
         .arg(SAFETY_TTL_MS);
+}
+
+/// The expiries the clock's books gave for `N` keys, one each.
+fn one_each<const N: usize>(read: Vec<Expiry>) -> Result<[Expiry; N], GradeError> {
+    read.try_into().map_err(|read: Vec<Expiry>| {
+        GradeError::from(redis::RedisError::from((
+            redis::ErrorKind::UnexpectedReturnType,
+            "HMGET of the clock's books answered another number of fields",
+            format!("{} for {N} keys", read.len()),
+        )))
+    })
 }
 
 /// A field of the row as a number: 0 when it is missing.
