@@ -12,7 +12,7 @@ use grader::exercise::of_check as exercise_of;
 use grader::harness::Outcome;
 use grader::verdict::Property;
 
-use super::grade::CheckResult;
+use super::results::CheckResult;
 
 /// The exercise that `exercises/src/NAME.rs` holds, if it is one.
 pub fn exercise_of_file(file_name: &str) -> Option<&'static str> {

@@ -14,10 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use super::error::CourseError;
 use super::process;
+use super::results::Results;
 use super::{Format, GradeArgs, format};
 use grader::checks;
 use grader::harness::results::{RESULTS_FILE_VAR, ResultsFile};
@@ -89,60 +88,6 @@ pub fn course_root() -> PathBuf {
         .nth(2)
         .unwrap_or(crate_dir)
         .to_path_buf()
-}
-
-/// What a grading came to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum Results {
-    /// The exercises compiled, and every selected check has its outcome.
-    Graded {
-        /// One entry per selected check, in the course's order.
-        checks: Vec<CheckResult>,
-    },
-    /// The exercises did not compile: no check ran.
-    CompileError {
-        /// What cargo said, as it says it.
-        output: String,
-        /// The checks that would have run, none of which did.
-        not_run: Vec<String>,
-    },
-}
-
-/// One check's result.
-pub type CheckResult = grader::harness::results::CheckResult;
-
-impl Results {
-    /// The checks' results; none when the exercises did not compile.
-    pub fn checks(&self) -> &[CheckResult] {
-        match self {
-            Results::Graded { checks } => checks,
-            Results::CompileError { .. } => &[],
-        }
-    }
-
-    /// Whether every check passed (and at least one ran).
-    pub fn all_passed(&self) -> bool {
-        let checks = self.checks();
-        !checks.is_empty() && checks.iter().all(|c| c.outcome.passed())
-    }
-}
-
-/// The exercise a check belongs to: `acquire` for `acquire::explored`.
-pub use grader::exercise::of_check as exercise_of;
-
-/// The text a person reads for one outcome: empty for a pass.
-pub fn message(name: &str, outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Passed => String::new(),
-        Outcome::NotStarted { message } => message.clone(),
-        Outcome::Failed { report } => report.clone(),
-        Outcome::NotRun { reason } => reason.clone(),
-        Outcome::Crashed { cause } => format!(
-            "{name}: {cause}. Re-run: cargo test -p exercises {}::",
-            exercise_of(name)
-        ),
-    }
 }
 
 /// Builds the exercises' test binary and runs it: every selected check's

@@ -23,6 +23,7 @@ pub mod open;
 mod process;
 pub mod progress;
 pub mod reset;
+pub mod results;
 pub mod screen;
 mod terminal;
 pub mod watch;

@@ -240,7 +240,7 @@ fn exercise(
     let Some(outcome) = &headline.outcome else {
         return (head, Vec::new(), tail);
     };
-    let report: Vec<String> = super::grade::message(headline.name, outcome)
+    let report: Vec<String> = super::results::message(headline.name, outcome)
         .lines()
         .map(str::to_string)
         .collect();

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use course::batch::summary::{self, DEFAULT_BOOK, Standing};
 use course::batch::{Graded, results_folder};
-use course::grade::{CheckResult, Results};
+use course::results::{CheckResult, Results};
 use grader::checks::CHECKS;
 use grader::harness::Outcome;
 use grader::report::Report;

@@ -15,7 +15,7 @@ use std::time::Duration;
 use course::Format;
 use course::batch::{self, Batch, Graded, report};
 use course::format::{self, Status};
-use course::grade::Results;
+use course::results::Results;
 
 /// The checks graded: one exercise's, to keep the run short.
 const FILTER: &str = "acquire::";

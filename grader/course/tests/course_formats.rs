@@ -5,7 +5,8 @@
 
 use course::Format;
 use course::format::{self, exercism};
-use course::grade::{CheckResult, Results, exit_code};
+use course::grade::exit_code;
+use course::results::{CheckResult, Results};
 use grader::harness::{Cause, End, Outcome};
 
 fn check(name: &str, outcome: Outcome) -> CheckResult {

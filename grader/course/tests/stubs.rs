@@ -68,7 +68,8 @@ fn every_check_reports_the_stubs_as_not_started() {
 /// check through it, and each check says "not started" and names a stub.
 #[test]
 fn through_the_runner_every_check_reports_the_stubs_as_not_started() {
-    use course::grade::{self, Options, Results};
+    use course::grade::{self, Options};
+    use course::results::Results;
     use grader::harness::Outcome;
 
     let mut options = Options::this_course();

@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 
 use super::BatchArgs;
 use super::error::CourseError;
-use super::grade::{self, Options, Results};
+use super::grade::{self, Options};
+use super::results::Results;
 use grader::isolation::Isolation;
 use workspace::{Pristine, Submission};
 

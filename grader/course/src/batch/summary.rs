@@ -18,9 +18,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use super::super::format::{Row, Status};
-use super::super::grade::{Results, selected};
 use super::Graded;
 use super::report::{broken_rule, student_rows};
+use crate::grade::selected;
+use crate::results::Results;
 use grader::exercise::{self, Chapter};
 use grader::harness::{Outcome, groups};
 use grader::timeline::html::escape;

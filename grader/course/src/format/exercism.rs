@@ -11,8 +11,8 @@
 
 use serde_json::json;
 
-use super::super::grade::Results;
 use super::{Row, Status, overall, pretty};
+use crate::results::Results;
 
 /// The most a test's `output` may hold, in characters.
 const OUTPUT_MAX: usize = 500;

@@ -13,8 +13,8 @@
 
 use serde_json::json;
 
-use super::super::grade::Results;
 use super::{Places, Row, overall, pretty, seconds};
+use crate::results::Results;
 
 /// The reporter's JSON for `results`.
 pub fn render(results: &Results, rows: &[Row], places: &Places) -> String {

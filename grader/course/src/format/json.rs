@@ -40,8 +40,8 @@
 
 use serde_json::json;
 
-use super::super::grade::Results;
 use super::{Row, overall, pretty, seconds};
+use crate::results::Results;
 
 /// The course's JSON for `results`.
 pub fn render(results: &Results, rows: &[Row]) -> String {

@@ -16,8 +16,8 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::super::grade::Results;
 use super::{Row, Status};
+use crate::results::Results;
 use grader::harness::spelled_out;
 
 /// The JUnit XML for `results`.

@@ -17,7 +17,8 @@ pub mod places;
 pub use places::Places;
 
 use super::Format;
-use super::grade::{Results, exercise_of, message};
+use crate::results::{Results, message};
+use grader::exercise::of_check as exercise_of;
 use grader::exercise::points;
 use grader::harness::Outcome;
 
