@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use course::batch::summary::{self, DEFAULT_BOOK, Standing};
+use course::batch::standing::{self, Standing};
+use course::batch::summary::{self, DEFAULT_BOOK};
 use course::batch::{Graded, results_folder};
 use course::results::{CheckResult, Results};
 use grader::checks::CHECKS;
@@ -102,7 +103,7 @@ fn section<'a>(html: &'a str, from: &str) -> &'a str {
 #[test]
 fn the_summary_leads_with_the_rules_and_keeps_not_started_apart() {
     let class = class();
-    let standings: Vec<Standing> = class.iter().map(summary::standing).collect();
+    let standings: Vec<Standing> = class.iter().map(standing::standing).collect();
     assert_eq!(
         standings,
         [

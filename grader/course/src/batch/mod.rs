@@ -15,6 +15,7 @@
 //! the submissions' ([`results_folder`]), never among them.
 
 pub mod report;
+pub mod standing;
 pub mod summary;
 pub mod workspace;
 

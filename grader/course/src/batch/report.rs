@@ -14,9 +14,9 @@ use std::fmt::Write;
 use std::path::Path;
 
 use super::super::error::CourseError;
-use super::super::format::{Row, Status, rows};
-use super::super::grade::selected;
 use super::Graded;
+use super::standing::{Standing, standing, student_rows};
+use crate::format::Status;
 
 /// The CSV's file name.
 pub const CSV: &str = "results.csv";
@@ -24,27 +24,6 @@ pub const CSV: &str = "results.csv";
 pub const HTML: &str = "summary.html";
 /// The CSV's header line.
 pub const HEADER: &str = "student,check,status,outcome,points,max_points,changed_files";
-
-/// A student's rows: the graded checks, or every selected check as not graded.
-pub fn student_rows(graded: &Graded, filters: &[String]) -> Vec<Row> {
-    match &graded.results {
-        Ok(results) => rows(results),
-        Err(why) => selected(filters)
-            .into_iter()
-            .map(|name| Row {
-                exercise: grader::exercise::of_check(&name).to_string(),
-                max_points: grader::exercise::points::of(&name),
-                name,
-                status: Status::Error,
-                outcome: "not_graded",
-                points: 0,
-                message: why.clone(),
-                printed: String::new(),
-                duration: std::time::Duration::ZERO,
-            })
-            .collect(),
-    }
-}
 
 /// A name a student chose (a folder, a file), as it may be shown.
 fn named(text: &str) -> String {
@@ -66,9 +45,9 @@ pub fn line(graded: &Graded) -> String {
         ),
         Err(why) => format!("{}: not graded: {}", named(&graded.student), named(why)),
     };
-    match super::summary::standing(graded) {
-        super::summary::Standing::DidNotCompile => line.push_str(" [did not compile]"),
-        super::summary::Standing::NothingSubmitted => {
+    match standing(graded) {
+        Standing::DidNotCompile => line.push_str(" [did not compile]"),
+        Standing::NothingSubmitted => {
             line.push_str(" [submitted nothing: every check is on a stub]");
         }
         _ => {}
@@ -117,15 +96,6 @@ fn field(text: &str) -> String {
     } else {
         text
     }
-}
-
-/// The rule a failed check's report names, if it names one.
-pub fn broken_rule(message: &str) -> Option<String> {
-    message.lines().find_map(|line| {
-        line.trim()
-            .strip_prefix("Broken rule:")
-            .map(|rule| rule.trim().trim_end_matches('.').to_string())
-    })
 }
 
 /// Writes `results.csv` and `summary.html` into `out`; the summary's chapter

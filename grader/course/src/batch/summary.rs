@@ -19,45 +19,15 @@ use std::fmt::Write;
 
 use super::super::format::{Row, Status};
 use super::Graded;
-use super::report::{broken_rule, student_rows};
+use super::standing::{Standing, broken_rule, standing, student_rows};
 use crate::grade::selected;
-use crate::results::Results;
 use grader::exercise::{self, Chapter};
-use grader::harness::{Outcome, groups};
+use grader::harness::groups;
 use grader::timeline::html::escape;
 use grader::verdict::Property;
 
 /// Where the chapter links point when no other book is named: `book/serve`'s.
 pub const DEFAULT_BOOK: &str = exercise::SERVED_BOOK;
-
-/// How far a student got, as the summary sorts them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Standing {
-    /// Some check ran on the student's own code.
-    Working,
-    /// Every check stopped at a stub: nothing of the student's was graded.
-    NothingSubmitted,
-    /// The exercises did not compile.
-    DidNotCompile,
-    /// The grader could not grade the submission (it says why).
-    NotGraded,
-}
-
-/// Where `graded` stands.
-pub fn standing(graded: &Graded) -> Standing {
-    match &graded.results {
-        Err(_) => Standing::NotGraded,
-        Ok(Results::CompileError { .. }) => Standing::DidNotCompile,
-        Ok(Results::Graded { checks }) => {
-            let stub = |o: &Outcome| matches!(o, Outcome::NotStarted { .. });
-            if !checks.is_empty() && checks.iter().all(|c| stub(&c.outcome)) {
-                Standing::NothingSubmitted
-            } else {
-                Standing::Working
-            }
-        }
-    }
-}
 
 /// A check's mark and the class of its cell: passed, failed, not started, or
 /// not run.
