@@ -9,7 +9,7 @@
 //! as a result of its own, with cargo's text. The subcommands are views of
 //! that data: the watch loop for the learner (the default, [`watch`], with
 //! [`reset`] and [`open`]), results for
-//! machines ([`format`]), and the batch of a whole class ([`batch`]);
+//! machines ([`format`](mod@format)), and the batch of a whole class ([`batch`]);
 //! [`doctor`] says what grading needs and what is missing.
 
 mod announce;
