@@ -54,6 +54,8 @@ pub(crate) enum Route {
 /// The grader's side of one node in a scenario.
 struct Seat {
     con: Option<Connection>,
+    /// The node's generation `con` was opened at, to give it back to the node.
+    generation: u64,
     clock: Clock,
     skew_ms: u64,
     delay_ms: u64,
@@ -77,6 +79,21 @@ pub struct Cluster {
     record: Vec<Entry>,
     /// A problem of the grader's own met while learner code held the wires.
     trouble: Option<GradeError>,
+}
+
+impl Drop for Cluster {
+    /// Gives the grader's own connections back to their nodes, for the next scenario: a
+    /// connection that broke (its node killed, a read that failed) is not kept.
+    fn drop(&mut self) {
+        let mut nodes = self.lease.nodes();
+        for (i, seat) in self.seats.iter_mut().enumerate() {
+            if let Some(con) = seat.con.take()
+                && redis::ConnectionLike::is_open(&con)
+            {
+                nodes.node(i).give_back(seat.generation, con);
+            }
+        }
+    }
 }
 
 impl Cluster {
@@ -111,11 +128,13 @@ impl Cluster {
 
     /// A fresh seat at node `i`, as it is now.
     fn seat(&self, i: usize) -> Result<Seat, GradeError> {
-        let nodes = self.lease.nodes();
-        let node = &nodes.nodes()[i];
-        let con = node.connect()?;
+        let mut nodes = self.lease.nodes();
+        let node = nodes.node(i);
+        let generation = node.generation();
+        let con = node.grader_connection()?;
         Ok(Seat {
             con: Some(con),
+            generation,
             clock: Clock::new(self.book.clone(), std::slice::from_ref(&self.key)),
             skew_ms: 0,
             delay_ms: 0,

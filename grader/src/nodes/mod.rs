@@ -71,6 +71,23 @@ pub struct Node {
     generation: u64,
     /// A kill that did not happen as it should: the node cannot be trusted to come back empty.
     fault: Option<ServerError>,
+    /// The grader's own connection the last scenario gave back, and the generation it reaches:
+    /// the next scenario takes it rather than opening one (a Redlock check plays hundreds).
+    spare: Spare,
+}
+
+/// A connection kept for the next scenario on a node.
+#[derive(Default)]
+struct Spare(Option<(u64, redis::Connection)>);
+
+impl std::fmt::Debug for Spare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Spare(kept)"
+        } else {
+            "Spare(none)"
+        })
+    }
 }
 
 impl Node {
@@ -80,6 +97,7 @@ impl Node {
             health: Health::Up,
             generation: 0,
             fault: None,
+            spare: Spare::default(),
         }
     }
 
@@ -163,6 +181,24 @@ impl Node {
         Err(ServerError::connect(&url, cause))
     }
 
+    /// The grader's own connection to the node: the one the last scenario gave back, if it
+    /// still reaches this server, else a new one. Only the grader's connections are kept: a
+    /// client's may have been left inside a `MULTI` or a `WATCH` by the code under test.
+    pub fn grader_connection(&mut self) -> Result<redis::Connection, ServerError> {
+        match self.spare.0.take() {
+            Some((generation, con)) if generation == self.generation => Ok(con),
+            _ => self.connect(),
+        }
+    }
+
+    /// Keeps `con`, a connection of the grader's own opened at `generation`, for the next
+    /// scenario, if the node still runs that server.
+    pub fn give_back(&mut self, generation: u64, con: redis::Connection) {
+        if generation == self.generation && self.health != Health::Down {
+            self.spare.0 = Some((generation, con));
+        }
+    }
+
     /// Stops the node where it is, and returns once it has stopped.
     pub fn pause(&mut self) -> Result<(), ServerError> {
         if self.health == Health::Up {
@@ -203,6 +239,7 @@ impl Node {
             }
         }
         self.health = Health::Down;
+        self.spare.0 = None;
     }
 
     /// Starts a killed node again at its address, empty. A running node is left alone.
