@@ -369,11 +369,7 @@ impl Clock {
         ran_at_ms: Option<RanAt>,
     ) -> Result<(), GradeError> {
         self.seen = None;
-        let looked: Vec<i64> = self.look_command(ran_at_ms).query(con).or_else(|e| {
-            if !is_no_script(&e) {
-                return Err(e);
-            }
-            SETTLE.load(con)?;
+        let looked: Vec<i64> = with_scripts(con, &[&SETTLE], |con| {
             self.look_command(ran_at_ms).query(con)
         })?;
         self.noted(&looked, sent, ran_at_ms)
@@ -452,23 +448,15 @@ impl Clock {
     ) -> Result<(T, Vec<Expiry>), GradeError> {
         self.seen = None;
         let fields: Vec<String> = timed.iter().map(|key| format!("{key}|virtual")).collect();
-        let ask = |clock: &Clock, con: &mut Connection| {
+        let (value, looked, virtual_ms) = with_scripts(con, &[read, &SETTLE], |con| {
             let mut pipe = redis::pipe();
             pipe.cmd("EVALSHA")
                 .arg(read.get_hash())
                 .arg(keys.len())
                 .arg(keys);
-            pipe.add_command(clock.look_command(None));
-            pipe.cmd("HMGET").arg(&clock.keys[0]).arg(&fields);
+            pipe.add_command(self.look_command(None));
+            pipe.cmd("HMGET").arg(&self.keys[0]).arg(&fields);
             pipe.query::<(T, Vec<i64>, Vec<Option<i64>>)>(con)
-        };
-        let (value, looked, virtual_ms) = ask(self, con).or_else(|e| {
-            if !is_no_script(&e) {
-                return Err(e);
-            }
-            read.load(con)?;
-            SETTLE.load(con)?;
-            ask(self, con)
         })?;
         self.noted(&looked, None, None)?;
         Ok((value, virtual_ms.into_iter().map(expiry_of).collect()))
@@ -518,9 +506,23 @@ impl Clock {
     }
 }
 
-/// Whether `e` is Redis saying it does not hold a script.
-fn is_no_script(e: &redis::RedisError) -> bool {
-    e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript)
+/// `ask`, which sends `scripts` by their hash (`EVALSHA`, alone or in a pipeline); when the
+/// server does not hold one of them (restarted, promoted, flushed), it is given them all and
+/// `ask` is sent again, as `Script::invoke` does for one script alone. `ask` must be safe to repeat.
+fn with_scripts<T>(
+    con: &mut Connection,
+    scripts: &[&Script],
+    mut ask: impl FnMut(&mut Connection) -> RedisResult<T>,
+) -> RedisResult<T> {
+    match ask(con) {
+        Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
+            for script in scripts {
+                script.load(con)?;
+            }
+            ask(con)
+        }
+        answer => answer,
+    }
 }
 
 /// A virtual expiry as the books write it: missing (or -2), -1 for none, else the instant.
