@@ -1,7 +1,8 @@
 //! The five nodes are real servers, and the faults really happen to them: a paused node answers
 //! nothing to anyone, a killed one refuses connections and comes back empty at the same address,
 //! a delayed restart keeps it down for its virtual time, one node's clock jumps alone, a late reply
-//! costs virtual time, a node reaches another at its peer address, and a killed test process
+//! costs virtual time, a node reaches another at its peer address, the grader's own connection to
+//! a node is kept for the next scenario but never past a kill, and a killed test process
 //! leaves no node behind, paused or not.
 //!
 //! The nodes come from the source `GRADER_REDIS` names (see `grader::server::node_source`):
@@ -132,6 +133,43 @@ fn a_killed_node_refuses_connections_and_restarts_empty() {
     assert_eq!(c.address(2), address, "back at the same address");
     assert_eq!(c.holder(2).expect("look"), None, "no persistence: empty");
     assert!(c.take(2, "B", TTL_MS).expect("take"), "and B can take it");
+}
+
+/// The id the server gave the connection `con` (`CLIENT ID`).
+fn client_id(con: &mut redis::Connection) -> i64 {
+    redis::cmd("CLIENT")
+        .arg("ID")
+        .query(con)
+        .expect("CLIENT ID")
+}
+
+#[test]
+fn the_graders_connection_to_a_node_is_kept_for_the_next_scenario_but_not_past_a_kill() {
+    let lease = grader::nodes::lease().expect("the nodes");
+    let mut set = lease.nodes();
+    let node = set.node(3);
+    let mut first = node.grader_connection().expect("a connection");
+    let id = client_id(&mut first);
+    node.give_back(node.generation(), first);
+    let mut again = node.grader_connection().expect("the kept connection");
+    assert_eq!(
+        client_id(&mut again),
+        id,
+        "the next scenario takes the same connection"
+    );
+    let opened_at = node.generation();
+    node.kill();
+    node.give_back(opened_at, again);
+    node.restart().expect("restart");
+    let mut fresh = node.grader_connection().expect("a new connection");
+    let pong: String = redis::cmd("PING")
+        .query(&mut fresh)
+        .expect("the restarted server answers");
+    assert_eq!(
+        pong, "PONG",
+        "a connection to the server before the kill is never handed out"
+    );
+    node.give_back(node.generation(), fresh);
 }
 
 #[test]
