@@ -1,7 +1,7 @@
 //! Times `cargo course batch` on a class of prepared submissions:
 //!
 //! ```sh
-//! GRADER_REDIS=process cargo run -p course --example batch_bench -- [N] [--no-sandbox] [FILTER…]
+//! GRADER_REDIS=process cargo run -p course --example batch_bench -- [N] [--no-sandbox] [--jobs J] [FILTER…]
 //! ```
 //!
 //! makes N submissions (default 30) holding the reference solutions, grades
@@ -50,6 +50,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sandboxed = !args.iter().any(|a| a == "--no-sandbox");
     args.retain(|a| a != "--no-sandbox");
     let mut batch = Batch::this_course();
+    // `--jobs N`: how many submissions at once, as `cargo course batch --jobs` (one per core).
+    if let Some(at) = args.iter().position(|a| a == "--jobs") {
+        let jobs = args.get(at + 1).and_then(|n| n.parse().ok());
+        batch.jobs = jobs.ok_or("--jobs takes a number of submissions to grade at once")?;
+        args.drain(at..at + 2);
+    }
     batch.filters = args;
     batch.time_limit = Duration::from_secs(900);
     if sandboxed {
