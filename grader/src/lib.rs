@@ -65,6 +65,7 @@ pub mod deadline;
 pub mod error;
 pub mod exercise;
 pub mod explore;
+pub mod folder;
 pub mod harness;
 pub mod isolation;
 pub mod judge;

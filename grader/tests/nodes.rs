@@ -78,11 +78,17 @@ fn pings(address: &(String, u16), wait: Duration) -> std::io::Result<bool> {
     Ok(socket.read_exact(&mut reply).is_ok() && (&reply == b"+PONG\r\n" || &reply == b"-NOAUTH"))
 }
 
-/// The password in a node's `redis://:PASSWORD@HOST:PORT` URL.
+/// The password in a node's URL: `redis://:PASSWORD@HOST:PORT` (a container), or
+/// `redis+unix:///PATH?pass=PASSWORD` (a process, reached by its socket).
 fn password_of(url: &str) -> String {
-    url.split_once("://:")
+    let in_query = url.split_once("?pass=").map(|(_, password)| password);
+    let in_authority = url
+        .split_once("://:")
         .and_then(|(_, rest)| rest.rsplit_once('@'))
-        .map(|(password, _)| password.to_owned())
+        .map(|(password, _)| password);
+    in_query
+        .or(in_authority)
+        .map(str::to_owned)
         .unwrap_or_else(|| panic!("a node's URL carries its password"))
 }
 

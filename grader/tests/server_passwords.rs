@@ -19,8 +19,12 @@ use grader::server::{self, NodeSource, ServerKind};
 /// The fewest hex digits a password may have: 128 bits.
 const MIN_PASSWORD_HEX: usize = 32;
 
-/// The password in a `redis://[USER]:PASSWORD@HOST:PORT` URL, if any.
+/// The password in a `redis://[USER]:PASSWORD@HOST:PORT` URL, or in the query of a Unix socket's
+/// (`redis+unix:///PATH?pass=PASSWORD`), if any.
 fn password_in(url: &str) -> Option<String> {
+    if let Some((_, password)) = url.split_once("?pass=") {
+        return Some(password.to_owned()).filter(|p| !p.is_empty());
+    }
     let rest = url.split_once("://")?.1;
     let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
     let (user_info, _) = authority.rsplit_once('@')?;
@@ -39,8 +43,15 @@ fn own_password(url: &str, what: &str) -> String {
     password
 }
 
-/// The host and port of a URL, without its user and password.
+/// Where a URL reaches its server, without its user and password: `HOST:PORT`, or the path of
+/// a Unix socket (a server the grader starts itself is reached by its socket).
 fn host_port(url: &str) -> String {
+    if let Some(rest) = url.strip_prefix("redis+unix://") {
+        return rest
+            .split_once('?')
+            .map_or(rest, |(path, _)| path)
+            .to_owned();
+    }
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
     authority
@@ -49,16 +60,24 @@ fn host_port(url: &str) -> String {
         .to_owned()
 }
 
-/// A connection to `host_port` as any other process could open it: no password, or `password`.
+/// The URL of `host_port` (or of a Unix socket's path) with `password`, if any.
+fn url_of(host_port: &str, password: Option<&str>) -> String {
+    match (host_port.starts_with('/'), password) {
+        (true, None) => format!("redis+unix://{host_port}"),
+        (true, Some(password)) => format!("redis+unix://{host_port}?pass={password}"),
+        (false, None) => format!("redis://{host_port}"),
+        (false, Some(password)) => format!("redis://:{password}@{host_port}"),
+    }
+}
+
+/// A connection to `host_port` (or a Unix socket's path) as any other process could open it: no
+/// password, or `password`.
 fn stranger(host_port: &str, password: Option<&str>) -> redis::Connection {
-    let url = match password {
-        None => format!("redis://{host_port}"),
-        Some(password) => format!("redis://:{password}@{host_port}"),
-    };
-    let client = redis::Client::open(url).unwrap_or_else(|e| panic!("a URL: {e}"));
+    let client =
+        redis::Client::open(url_of(host_port, password)).unwrap_or_else(|e| panic!("a URL: {e}"));
     client
         .get_connection_with_timeout(std::time::Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("the port {host_port} accepts a connection: {e}"))
+        .unwrap_or_else(|e| panic!("{host_port} accepts a connection: {e}"))
 }
 
 /// A connection without the password is refused `PING`, `FLUSHALL` and `CONFIG GET`.
@@ -83,7 +102,7 @@ fn refuses_strangers(host_port: &str, what: &str) {
 
 /// Signing in with `password`, which is not the server's, is refused.
 fn refuses_password(host_port: &str, password: &str, what: &str) {
-    let client = redis::Client::open(format!("redis://:{password}@{host_port}"))
+    let client = redis::Client::open(url_of(host_port, Some(password)))
         .unwrap_or_else(|e| panic!("a URL: {e}"));
     let signed_in = client
         .get_connection_with_timeout(std::time::Duration::from_secs(5))
@@ -198,7 +217,14 @@ fn nodes_require_their_passwords(source: &NodeSource) {
     let mut set = NodeSet::start_from(2, source).unwrap_or_else(|e| panic!("two nodes: {e}"));
     let what = |i: usize| format!("{} node {i}", source.name());
     for i in 0..2 {
-        refuses_strangers(&host_port(&set.nodes()[i].url()), &what(i));
+        let node = &set.nodes()[i];
+        refuses_strangers(&host_port(&node.url()), &what(i));
+        // A process node is reached by its socket; its port, for its peers, refuses too.
+        let (host, port) = node.peer_address();
+        refuses_strangers(
+            &format!("{host}:{port}"),
+            &format!("{}'s peer port", what(i)),
+        );
     }
     let passwords: Vec<String> = (0..2)
         .map(|i| own_password(&set.nodes()[i].url(), &what(i)))

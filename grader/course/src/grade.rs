@@ -167,8 +167,7 @@ enum Built {
     CompileError(String),
 }
 
-/// Builds the exercises' test binary and the learner's runner without
-/// running them: the runner's path, or (`Err`) cargo's text when the
+/// Builds the learner's runner: its path, or (`Err`) cargo's text when the
 /// exercises did not compile.
 pub fn build(options: &Options) -> Result<Result<PathBuf, String>, CourseError> {
     match compile(options, options.time_limit)? {
@@ -177,10 +176,13 @@ pub fn build(options: &Options) -> Result<Result<PathBuf, String>, CourseError> 
     }
 }
 
-/// `cargo test -p exercises --test grade --no-run`, reading the binary's path
-/// from cargo's JSON messages (the diagnostics stay as cargo renders them).
+/// `cargo build -p exercises --bin runner`, reading the binary's path from
+/// cargo's JSON messages (the diagnostics stay as cargo renders them). The
+/// runner is what `cargo test -p exercises` builds for its `grade` test too,
+/// with the same profile, so the two share it; the test binary itself, which
+/// only starts the judge, is not needed here.
 fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseError> {
-    let mut args: Vec<String> = ["test", "-p", "exercises", "--test", "grade", "--no-run"]
+    let mut args: Vec<String> = ["build", "-p", "exercises", "--bin", "runner"]
         .map(String::from)
         .to_vec();
     args.push("--message-format=json-render-diagnostics".into());
@@ -233,7 +235,7 @@ fn compile(options: &Options, limit: Option<Duration>) -> Result<Built, CourseEr
     stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        // The runner: the learner's code, which cargo builds for the `grade` test.
+        // The runner: the learner's code built into a program of its own.
         .filter(|m| {
             m["reason"] == "compiler-artifact"
                 && m["target"]["name"] == "runner"

@@ -48,10 +48,9 @@ pub struct Limits {
 const MIB: u64 = 1 << 20;
 
 impl Limits {
-    /// Limits for building a submission (`cargo build`, `cargo test
-    /// --no-run`): rustc and the linker need memory, cargo runs a few rustc
-    /// at once with many threads each, a test binary with debug information
-    /// can be hundreds of megabytes.
+    /// Limits for building a submission (`cargo build`): rustc and the
+    /// linker need memory, cargo runs a few rustc at once with many threads
+    /// each, a binary with debug information can be hundreds of megabytes.
     pub fn build() -> Limits {
         Limits {
             memory: 4096 * MIB,

@@ -12,9 +12,9 @@
 //! | process   | `redis-server` on loopback ([`process`])   | `SIGSTOP` / `SIGCONT` | `SIGKILL`     | a fresh server on the same port |
 //! | container | a container on a private Docker network ([`container`], [`network`]) | `docker pause` / `docker unpause` | `docker kill` | the same container started again, at the same address |
 //!
-//! Either way none outlives the test process, however it ends: the process source's watchdog
-//! stops a process, and the grader's Docker helper removes a container and the network when the
-//! process ends (the next run's sweep, should the helper itself be killed).
+//! Either way none outlives the test process, however it ends: the kernel kills a process when
+//! the test process ends, and the grader's Docker helper removes a container and the network when
+//! the process ends (the next run's sweep, should the helper itself be killed).
 //! And either way each node requires a password of its own, kept across its restarts, which
 //! [`Node::url`] carries to every connection: the grader's, and the wires' of a Redlock under
 //! test.
@@ -101,13 +101,18 @@ impl Node {
         }
     }
 
-    /// The node's URL, with the node's own password, e.g. `redis://:PASSWORD@127.0.0.1:40001`,
-    /// or `redis://:PASSWORD@172.18.0.2:6379` for a container reached on its network: what the
-    /// grader and the wires of a Redlock under test connect with. Never print it: print
-    /// [`crate::server::redacted`]`(url)`, or [`Node::address`].
+    /// The node's URL, with the node's own password: its Unix socket for a process
+    /// (`redis+unix:///PATH?pass=PASSWORD`), `redis://:PASSWORD@172.18.0.2:6379` for a container
+    /// reached on its network. What the grader and the proxy of a Redlock under test connect
+    /// with. Never print it: print [`crate::server::redacted`]`(url)`, or [`Node::address`].
     pub fn url(&self) -> String {
-        let (host, port) = self.address();
-        self.password().url(&host, port)
+        match &self.backend {
+            Backend::Process(node) => node.url(),
+            Backend::Container(node) => {
+                let (host, port) = node.reach();
+                self.password().url(&host, port)
+            }
+        }
     }
 
     /// The node's password, the same across restarts: for the grader's own configuration of
@@ -119,7 +124,8 @@ impl Node {
         }
     }
 
-    /// The host and port the grader reaches the node at, the same across restarts.
+    /// The host and port the node listens at, the same across restarts (a process node is
+    /// reached by its socket, see [`Node::url`], and keeps its port for its peers).
     pub fn address(&self) -> (String, u16) {
         match &self.backend {
             Backend::Process(node) => ("127.0.0.1".to_owned(), node.port()),
@@ -263,18 +269,6 @@ impl Node {
     fn heal(&mut self) -> Result<(), ServerError> {
         self.resume()?;
         self.restart()
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        // A paused process would never act on the watchdog's stop; a container node removes
-        // its container when dropped, paused or not.
-        if let Backend::Process(node) = &self.backend
-            && self.health == Health::Paused
-        {
-            node.resume();
-        }
     }
 }
 

@@ -1,52 +1,70 @@
-//! A node as a local `redis-server` process on loopback, and its faults as signals.
+//! A node as a local `redis-server` process, and its faults as signals.
 //!
-//! The process source of the one server ([`crate::server`]) starts it, under the same watchdog,
-//! so it does not outlive the test process however that ends. A pause is `SIGSTOP`: the kernel
-//! stops the process where it is, with its connections and data, until `SIGCONT`. A kill is
-//! `SIGKILL`, and as the server runs without persistence it comes back empty on a fresh server
-//! started on the same port, which keeps the node's address, and with the same password, which
-//! the node keeps for it.
+//! The process source of the one server ([`crate::server`]) starts it, so it does not outlive
+//! the test process however that ends. A pause is `SIGSTOP`: the kernel stops the process where
+//! it is, with its connections and data, until `SIGCONT`. A kill is `SIGKILL`, and as the server
+//! runs without persistence it comes back empty on a fresh server started in the same place (its
+//! socket and its port, which keep the node's address) and with the same password, which the
+//! node keeps for it.
 
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::server::{Password, RedisServer, ServerError, process};
+use crate::server::process::{Place, start_process_on};
+use crate::server::{Password, RedisServer, ServerError};
 
-/// How long a stopped or killed process may take to show it.
+/// How long a stopped process may take to show it.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One `redis-server` process, the last one started for its node.
 #[derive(Debug)]
 pub(super) struct ProcessNode {
-    /// The running server; `None` once killed, which also lets the watchdog go.
+    /// The running server; `None` once killed.
     server: Option<RedisServer>,
-    port: u16,
+    /// Where every server of this node lives.
+    place: Place,
     pid: i32,
     /// The node's own password, which every server started for it requires.
     password: Password,
 }
 
 impl ProcessNode {
-    /// Starts a server with a fresh password on a free loopback port.
+    /// Starts a server with a fresh password in a place of its own.
     pub(super) fn start() -> Result<ProcessNode, ServerError> {
-        ProcessNode::start_on(None, Password::fresh()?)
+        let password = Password::fresh()?;
+        let server = start_process_on(None, &password)?;
+        let place = server
+            .place()
+            .cloned()
+            .ok_or_else(|| ServerError::connect(server.url(), "it has no place".to_owned()))?;
+        ProcessNode::running(server, place, password)
     }
 
-    /// Starts a server requiring `password`, on `port` or on a free loopback port.
-    fn start_on(port: Option<u16>, password: Password) -> Result<ProcessNode, ServerError> {
-        let server = process::start_process_on(port, &password)?;
-        let port = port_of(server.url());
-        let pid = pid_of(&server)?;
+    /// The node of `server`, just started at `place`.
+    fn running(
+        server: RedisServer,
+        place: Place,
+        password: Password,
+    ) -> Result<ProcessNode, ServerError> {
+        let pid = server
+            .pid()
+            .and_then(|pid| i32::try_from(pid).ok())
+            .ok_or_else(|| ServerError::connect(server.url(), "it has no process id".to_owned()))?;
         Ok(ProcessNode {
             server: Some(server),
-            port,
+            place,
             pid,
             password,
         })
     }
 
+    /// The loopback port the node's peers reach it at.
     pub(super) fn port(&self) -> u16 {
-        self.port
+        self.place.port()
+    }
+
+    /// The URL the grader reaches the node by (its Unix socket), with its password.
+    pub(super) fn url(&self) -> String {
+        self.place.url(&self.password)
     }
 
     pub(super) fn pid(&self) -> i32 {
@@ -81,45 +99,19 @@ impl ProcessNode {
         signal(self.pid, libc::SIGCONT);
     }
 
-    /// `SIGKILL`, then waits until the port is closed.
+    /// `SIGKILL`; returns once the process is gone and its sockets are closed (the server's
+    /// handle kills it and reaps it when dropped).
     pub(super) fn kill(&mut self) {
         signal(self.pid, libc::SIGKILL);
-        // A stopped process dies of SIGKILL too; the continue is for good measure.
-        signal(self.pid, libc::SIGCONT);
         self.server = None;
-        let deadline = Instant::now() + SETTLE_TIMEOUT;
-        while TcpStream::connect(("127.0.0.1", self.port)).is_ok() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
-        }
     }
 
-    /// A fresh, empty server on the same port, with the same password.
+    /// A fresh, empty server in the same place, with the same password.
     pub(super) fn restart(&mut self) -> Result<(), ServerError> {
-        *self = ProcessNode::start_on(Some(self.port), self.password.clone())?;
+        let server = start_process_on(Some(&self.place), &self.password)?;
+        *self = ProcessNode::running(server, self.place.clone(), self.password.clone())?;
         Ok(())
     }
-}
-
-/// The port of a `redis://[:PASSWORD@]127.0.0.1:PORT` URL.
-fn port_of(url: &str) -> u16 {
-    url.rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_default()
-}
-
-/// The server's process id, as its `INFO server` reports it.
-fn pid_of(server: &RedisServer) -> Result<i32, ServerError> {
-    let unusable = |cause: String| ServerError::connect(server.url(), cause);
-    let mut con = server.connect()?;
-    let info: String = redis::cmd("INFO")
-        .arg("server")
-        .query(&mut con)
-        .map_err(|e| unusable(format!("INFO server failed: {e}")))?;
-    info.lines()
-        .find_map(|line| line.strip_prefix("process_id:"))
-        .and_then(|pid| pid.trim().parse().ok())
-        .ok_or_else(|| unusable("INFO server names no process_id".to_owned()))
 }
 
 fn signal(pid: i32, signal: libc::c_int) {

@@ -19,7 +19,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use lock_runner::protocol::{self, CONTROL, HELLO, Order, SOCKET_VAR};
 use redis::Parser;
 
+use crate::folder::PrivateFolder;
 use crate::isolation::{self, Isolation, Limit, Spec};
 use crate::limits::{MEMORY_LIMIT, limit_and_tie};
 use crate::outcome::End;
@@ -73,7 +74,8 @@ pub(super) struct Process {
     running: Running,
     control: Mutex<Option<Link>>,
     listener: Mutex<UnixListener>,
-    folder: PathBuf,
+    /// The socket's folder, kept until the process's handle goes, and removed with it.
+    _folder: PrivateFolder,
     links: AtomicU64,
 }
 
@@ -113,8 +115,8 @@ impl Process {
     /// process, in `sandbox` when there is one. Call it on a thread that lives
     /// as long as the check: a plain runner dies with that thread.
     pub(super) fn start(exe: &Path, sandbox: Option<&Isolation>) -> io::Result<Process> {
-        let folder = private_folder()?;
-        let socket = folder.join("judge.sock");
+        let folder = PrivateFolder::new("judge")?;
+        let socket = folder.path().join("judge.sock");
         let listener = UnixListener::bind(&socket)?;
         listener.set_nonblocking(true)?;
         let passed: Vec<(&str, std::ffi::OsString)> = PASSED_ON
@@ -129,7 +131,7 @@ impl Process {
                     .env(SOCKET_VAR, &socket)
                     .env("PATH", PATH)
                     .envs(passed)
-                    .current_dir(&folder)
+                    .current_dir(folder.path())
                     .stdin(Stdio::null())
                     // What it prints goes where the check's own output goes: under the check.
                     .stdout(Stdio::inherit())
@@ -142,12 +144,12 @@ impl Process {
                 Running::Plain(Mutex::new(command.spawn()?))
             }
             Some(isolation) => {
-                let scratch = folder.join("scratch");
+                let scratch = folder.path().join("scratch");
                 std::fs::DirBuilder::new().mode(0o700).create(&scratch)?;
                 let mut spec = Spec::new(exe, &scratch)
                     .ro(exe)
                     // The socket's folder, read-only: connecting needs no more.
-                    .ro(&folder)
+                    .ro(folder.path())
                     .env(SOCKET_VAR, &socket)
                     .env("PATH", PATH)
                     .cwd(&scratch)
@@ -162,7 +164,7 @@ impl Process {
             running,
             control: Mutex::new(None),
             listener: Mutex::new(listener),
-            folder,
+            _folder: folder,
             links: AtomicU64::new(0),
         };
         let control = process
@@ -275,8 +277,8 @@ impl Process {
         Gone::Broken("the runner closed its link to the grader but went on running".to_string())
     }
 
-    /// Ends the runner, shows what a sandboxed one printed, and removes its
-    /// socket's folder.
+    /// Ends the runner and shows what a sandboxed one printed; its socket's
+    /// folder goes with the handle.
     pub(super) fn stop(&self) {
         // Without its control link the runner exits by itself.
         self.control
@@ -302,7 +304,6 @@ impl Process {
                 }
             }
         }
-        let _ = std::fs::remove_dir_all(&self.folder);
     }
 }
 
@@ -391,14 +392,4 @@ fn end_of(status: ExitStatus) -> End {
         (None, Some(signal)) => End::Signaled { signal },
         (None, None) => End::Exited { code: -1 },
     }
-}
-
-/// A folder of this process's own (mode 0700), for the socket.
-fn private_folder() -> io::Result<PathBuf> {
-    let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
-    let name: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    let folder = std::env::temp_dir().join(format!("grader-judge-{}-{name}", std::process::id()));
-    std::fs::DirBuilder::new().mode(0o700).create(&folder)?;
-    Ok(folder)
 }

@@ -282,7 +282,7 @@ pub(super) fn start_container() -> Result<RedisServer, ServerError> {
                 url,
                 kind: ServerKind::Container { image },
                 version,
-                _process: None,
+                process: None,
                 _container: Some(container),
                 passed_over: None,
             })

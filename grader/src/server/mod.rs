@@ -136,7 +136,7 @@ pub struct RedisServer {
     kind: ServerKind,
     version: String,
     /// Keeps a started `redis-server` alive: see [`ProcessGuard`].
-    _process: Option<ProcessGuard>,
+    process: Option<ProcessGuard>,
     /// The container the server runs in, when it is one of this run's.
     _container: Option<RedisContainer>,
     /// Why the automatic choice passed over a source the person may have
@@ -150,6 +150,18 @@ impl RedisServer {
     /// the server itself, or [`redacted`]`(url)`, never the URL.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Where a `redis-server` this process started lives, to start another there (a node's
+    /// restart); `None` for a server of another source.
+    pub(crate) fn place(&self) -> Option<&process::Place> {
+        self.process.as_ref().map(ProcessGuard::place)
+    }
+
+    /// The process id of a `redis-server` this process started; `None` for a server of another
+    /// source.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(ProcessGuard::pid)
     }
 
     /// Where the server comes from.
@@ -409,7 +421,7 @@ pub fn at_url(url: &str) -> Result<RedisServer, ServerError> {
             url: url.to_owned(),
             kind: ServerKind::Url,
             version,
-            _process: None,
+            process: None,
             _container: None,
             passed_over: None,
         }),

@@ -54,6 +54,12 @@ impl Password {
         format!("redis://:{}@{host}:{port}", self.0)
     }
 
+    /// The URL that signs in to the server listening on the Unix socket `socket` as its `default`
+    /// user: redis-rs reads the password from the query (`redis+unix:///PATH?pass=PASSWORD`).
+    pub(crate) fn unix_url(&self, socket: &std::path::Path) -> String {
+        format!("redis+unix://{}?pass={}", socket.display(), self.0)
+    }
+
     /// `text` with every occurrence of the password masked, for a server's log lines that a
     /// message quotes.
     pub(crate) fn hide_in(&self, text: &str) -> String {
@@ -67,12 +73,23 @@ impl fmt::Debug for Password {
     }
 }
 
-/// `url` with its user and password masked (`redis://***@HOST:PORT`), for every message,
-/// report and log line that shows a URL. A URL without them is returned as it is.
+/// `url` with its user and password masked (`redis://***@HOST:PORT`, and in a Unix socket's
+/// URL `redis+unix:///PATH?pass=***`), for every message, report and log line that shows a URL.
+/// A URL without them is returned as it is.
 pub fn redacted(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
+    if let Some((path, query)) = rest.split_once('?') {
+        let masked: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name @ ("pass" | "user"), _)) => format!("{name}=***"),
+                _ => pair.to_owned(),
+            })
+            .collect();
+        return redacted(&format!("{scheme}://{path}")) + "?" + &masked.join("&");
+    }
     let authority_end = rest.find('/').unwrap_or(rest.len());
     match rest[..authority_end].rfind('@') {
         Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
@@ -111,6 +128,21 @@ mod tests {
         assert_eq!(redacted(&url), "redis://***@127.0.0.1:6379");
         let log = format!(">>> 'requirepass {}'", password.expose());
         assert_eq!(password.hide_in(&log), ">>> 'requirepass ***'");
+    }
+
+    #[test]
+    fn a_unix_sockets_url_hides_its_password_in_the_query() {
+        let password = Password::fresh().unwrap_or_else(|e| panic!("{e}"));
+        let url = password.unix_url(std::path::Path::new("/tmp/f/redis.sock"));
+        assert_eq!(
+            url,
+            format!("redis+unix:///tmp/f/redis.sock?pass={}", password.expose())
+        );
+        assert_eq!(redacted(&url), "redis+unix:///tmp/f/redis.sock?pass=***");
+        assert_eq!(
+            redacted("redis+unix:///s?db=1&user=u&pass=p"),
+            "redis+unix:///s?db=1&user=***&pass=***"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -178,21 +179,43 @@ pub fn run_child_and_kill(
     Some((child.id(), report))
 }
 
-/// The address of a `redis://[:PASSWORD@]IP:PORT` URL (a server the grader started requires a
-/// password of its own).
-pub fn loopback_address(url: &str) -> SocketAddr {
-    url.strip_prefix("redis://")
-        .map(|rest| rest.rsplit_once('@').map_or(rest, |(_, address)| address))
-        .and_then(|address| address.parse().ok())
-        .unwrap_or_else(|| panic!("not a redis://IP:PORT URL: {url}"))
+/// Where a server the grader started is reached: the Unix socket of a `redis-server` it started
+/// (`redis+unix:///PATH?pass=PASSWORD`), or the address of a `redis://[:PASSWORD@]IP:PORT` URL.
+#[derive(Debug)]
+pub enum Address {
+    Unix(PathBuf),
+    Tcp(SocketAddr),
 }
 
-pub fn wait_until_closed(address: SocketAddr, what: &str) {
+impl Address {
+    pub fn of(url: &str) -> Address {
+        if let Some(rest) = url.strip_prefix("redis+unix://") {
+            let path = rest.split_once('?').map_or(rest, |(path, _)| path);
+            return Address::Unix(PathBuf::from(path));
+        }
+        url.strip_prefix("redis://")
+            .map(|rest| rest.rsplit_once('@').map_or(rest, |(_, address)| address))
+            .and_then(|address| address.parse().ok())
+            .map(Address::Tcp)
+            .unwrap_or_else(|| panic!("neither a Unix socket's URL nor redis://IP:PORT: {url}"))
+    }
+
+    fn answers(&self) -> bool {
+        match self {
+            Address::Unix(path) => std::os::unix::net::UnixStream::connect(path).is_ok(),
+            Address::Tcp(address) => {
+                TcpStream::connect_timeout(address, Duration::from_millis(200)).is_ok()
+            }
+        }
+    }
+}
+
+pub fn wait_until_closed(address: &Address, what: &str) {
     let deadline = Instant::now() + STOP_TIMEOUT;
-    while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+    while address.answers() {
         assert!(
             Instant::now() < deadline,
-            "{what} still answers on {address}"
+            "{what} still answers on {address:?}"
         );
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -19,9 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use grader::server::{self, RedisServer};
 
-use child::{
-    Report, free_port, loopback_address, run_child, run_child_and_kill, wait_until_closed,
-};
+use child::{Address, Report, free_port, run_child, run_child_and_kill, wait_until_closed};
 
 /// Whether this machine has the source `source` ("container" or "process").
 ///
@@ -170,8 +168,8 @@ fn forced_process_source_starts_redis_server_and_stops_it_at_exit() {
         report.get("display").contains("as a local process"),
         "{report:?}"
     );
-    let address = loopback_address(report.get("url"));
-    wait_until_closed(address, "the redis-server of an exited process");
+    let address = Address::of(report.get("url"));
+    wait_until_closed(&address, "the redis-server of an exited process");
 }
 
 #[test]
@@ -307,30 +305,33 @@ fn killed_process_leaves_no_redis_server() {
     let Some((_pid, report)) = run_child_and_kill(&[("GRADER_REDIS", "process")], |_| true) else {
         unreachable!("the process source is here");
     };
-    let address = loopback_address(report.get("url"));
-    wait_until_closed(address, "the redis-server of a SIGKILLed process");
+    let address = Address::of(report.get("url"));
+    wait_until_closed(&address, "the redis-server of a SIGKILLed process");
 
-    // Also by name where /proc exists: the server renames itself "redis-server HOST:PORT". It
-    // closes its listening socket before it exits, so give it the same time to be gone.
+    // Also by where it runs, where /proc exists: the server's working directory is the private
+    // folder of its socket, so no process may be left there.
+    let Address::Unix(socket) = &address else {
+        panic!("a redis-server the grader starts is reached by its socket: {address:?}")
+    };
+    let folder = socket.parent().expect("the socket is in a folder");
     if std::path::Path::new("/proc").is_dir() {
-        let needle = format!("redis-server {address}");
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while let Some(cmdline) = process_named(&needle) {
+        while let Some(pid) = process_in(folder) {
             assert!(
                 std::time::Instant::now() < deadline,
-                "still running 10 s after its port closed: {cmdline}"
+                "process {pid} still runs in {} 10 s after its socket closed",
+                folder.display()
             );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
 }
 
-/// The command line of a running process whose command line contains `needle`, if any.
-fn process_named(needle: &str) -> Option<String> {
+/// The id of a running process whose working directory is `folder`, if any.
+fn process_in(folder: &std::path::Path) -> Option<String> {
     let entries = std::fs::read_dir("/proc").ok()?;
     entries.flatten().find_map(|entry| {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        cmdline.contains(needle).then_some(cmdline)
+        let cwd = std::fs::read_link(entry.path().join("cwd")).ok()?;
+        (cwd == folder).then(|| entry.file_name().to_string_lossy().into_owned())
     })
 }

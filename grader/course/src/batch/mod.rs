@@ -14,6 +14,7 @@
 //! `summary.html` (the class at a glance, [`summary`]), in a folder beside
 //! the submissions' ([`results_folder`]), never among them.
 
+mod manifest;
 pub mod report;
 pub mod standing;
 pub mod summary;
@@ -237,6 +238,13 @@ fn options(batch: &Batch, workspace: &Path, target: &Path) -> Options {
     options
         .env
         .push((grader::remote::SANDBOX_VAR.to_string(), sandbox.to_string()));
+    // A runner needs no debug information: where a learner's code panicked is compiled in
+    // (`panic::Location`). Without it a submission's build takes about a quarter less CPU
+    // (0.32 s against 0.25 s here), and the batch's target directories are its own, so no
+    // build of the learner's is rebuilt for it.
+    options
+        .env
+        .push(("CARGO_PROFILE_DEV_DEBUG".to_string(), "false".to_string()));
     options
 }
 

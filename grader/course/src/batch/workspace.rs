@@ -163,7 +163,8 @@ impl Pristine {
         };
         let manifest = fs::read_to_string(self.root.join("Cargo.toml"))
             .map_err(io("could not read", &self.root.join("Cargo.toml")))?;
-        let manifest = cut_down(&manifest)?;
+        let lock = String::from_utf8_lossy(&self.lock);
+        let manifest = super::manifest::cut_down(&manifest, &lock)?;
         // A workspace made from another commit goes whole: it may hold files this one has not.
         let made_from = dest.join(".course-commit");
         if fs::read_to_string(&made_from).ok().as_deref() != Some(self.commit.as_str()) {
@@ -198,53 +199,6 @@ impl Pristine {
         }
         Ok(())
     }
-}
-
-/// The course's root manifest with its members cut down to the two crates a
-/// submission's build needs.
-fn cut_down(manifest: &str) -> Result<String, CourseError> {
-    let mut found = false;
-    // Settings for packages of the grader's only (`[profile.*.package.*]`) go:
-    // cargo would warn of each in every compile error a student reads.
-    let mut in_profile = false;
-    // Inside a list of members written over several lines, which goes with its first line.
-    let mut in_list = false;
-    let lines: Vec<String> = manifest
-        .lines()
-        .filter_map(|line| {
-            let trimmed = line.trim_start();
-            if in_list {
-                in_list = !trimmed.contains(']');
-                return None;
-            }
-            if trimmed.starts_with('[') {
-                in_profile = trimmed.starts_with("[profile.") && trimmed.contains(".package.");
-            }
-            if in_profile {
-                return None;
-            }
-            let members = trimmed.starts_with("members");
-            if members || trimmed.starts_with("default-members") {
-                in_list = !trimmed.contains(']');
-            }
-            Some(if members {
-                found = true;
-                "members = [\"exercises\", \"grader/runner\"]".to_string()
-            } else if trimmed.starts_with("default-members") {
-                "default-members = [\"exercises\"]".to_string()
-            } else {
-                line.to_string()
-            })
-        })
-        .collect();
-    if !found {
-        return Err(CourseError::Usage(
-            "the course's Cargo.toml has no `members = [...]` line in [workspace]: the batch \
-             cannot build a submission's crate on its own"
-                .to_string(),
-        ));
-    }
-    Ok(lines.join("\n") + "\n")
 }
 
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), CourseError> {
@@ -373,28 +327,5 @@ impl Submission {
                 .map_err(failed(&entry.path()))?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::cut_down;
-
-    #[test]
-    fn members_written_over_several_lines_are_cut_down_whole() {
-        let manifest = "[workspace]\nresolver = \"3\"\nmembers = [\n    \"grader\",\n    \
-                        \"exercises\",\n]\ndefault-members = [\"grader\"]\n\n\
-                        [profile.dev.package.redis]\nopt-level = 2\n[workspace.package]\n\
-                        edition = \"2024\"\n";
-        assert_eq!(
-            cut_down(manifest).expect("a manifest with members"),
-            "[workspace]\nresolver = \"3\"\nmembers = [\"exercises\", \"grader/runner\"]\n\
-             default-members = [\"exercises\"]\n\n[workspace.package]\nedition = \"2024\"\n"
-        );
-    }
-
-    #[test]
-    fn a_manifest_without_members_is_refused() {
-        assert!(cut_down("[workspace]\nresolver = \"3\"\n").is_err());
     }
 }
