@@ -329,7 +329,9 @@ fn the_watch_loop_follows_the_learner() {
 
     // q quits in the middle of a grading, stops it, and leaves the progress behind.
     save(&src.join("release.rs"), &reference(&work, "release"));
-    pane.wait("a grading under way", WARM, |s| s.contains("grading…"));
+    pane.wait("a grading under way", WARM, |s| {
+        s.contains("grading…") || s.contains("building your code…")
+    });
     pane.keys("q");
     let started = Instant::now();
     while pane.alive() && started.elapsed() < Duration::from_secs(10) {

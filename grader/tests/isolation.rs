@@ -101,9 +101,11 @@ fn exe() -> PathBuf {
     std::env::current_exe().expect("the test binary's path")
 }
 
-const ATTACKER_ARGS: [&str; 5] = [
+/// How the attacker is started: the ignored test [`attacker`], alone.
+const ATTACKER_ARGS: [&str; 6] = [
     "--exact",
     "attacker",
+    "--ignored",
     "--nocapture",
     "--test-threads=1",
     "--quiet",
@@ -660,13 +662,13 @@ fn builds_a_crate_whose_build_script_attacks_then_runs_it() {
     assert_eq!(outcome.stdout.text, "hello from the submission\n");
 }
 
-/// The real thing, slow (minutes on two cores), so not run by default
-/// (`cargo test -p grader --test isolation -- --ignored`): this course's
-/// learner crate, with the grader as its dev-dependency, built from a
-/// read-only copy of the workspace with the registry bound read-only, as
-/// `cargo course batch` will build each submission.
+/// The real thing, slow (minutes on two cores), so not run by default: this
+/// course's learner crate built from a read-only copy of the workspace with
+/// the registry bound read-only, as `cargo course batch` builds each
+/// submission.
 #[test]
-#[ignore]
+#[ignore = "slow (minutes on two cores): cargo test -p grader --test isolation -- --ignored \
+            builds_the_course_learner_crate"]
 fn builds_the_course_learner_crate() {
     let isolation = sandbox!();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -725,11 +727,14 @@ fn overhead_of_a_sandboxed_true() {
 }
 
 /// The attacks, run when this binary is started with `ISOLATION_ATTACK`
-/// (and passing, as nothing, in the ordinary test run).
+/// ([`ATTACKER_ARGS`]). Not a test of its own, so ignored: the ordinary run
+/// does not show it as a pass.
 #[test]
+#[ignore = "an attack, which the other tests of this file start in a child process with \
+            ISOLATION_ATTACK set"]
 fn attacker() {
     let Ok(attack) = std::env::var("ISOLATION_ATTACK") else {
-        return;
+        panic!("started by the other tests of this file, with ISOLATION_ATTACK set");
     };
     let arg = std::env::var("ISOLATION_ARG").unwrap_or_default();
     let (worked, said) = attack::run(&attack, &arg);

@@ -1,8 +1,18 @@
 //! The READMEs as a newcomer reads them: the learner's door comes first, is
 //! short and speaks the book's words, and every list or count of the
-//! exercises agrees with the one table, `grader/src/exercise/mod.rs`.
+//! exercises agrees with the one table, `grader/src/exercise/mod.rs`. And
+//! what the maintainer's door promises of the suite holds: a test that
+//! cannot run here fails or is ignored with its reason, never passes by
+//! printing that it did not run.
+
+#[path = "readme/rust_source.rs"]
+mod rust_source;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use grader::exercise::EXERCISES;
+use rust_source::Source;
 
 fn read(path: &str) -> String {
     let path = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
@@ -146,4 +156,152 @@ fn every_readme_lists_the_exercises_of_the_table_in_its_order() {
             "{row}"
         );
     }
+}
+
+/// How a test says that it did not test, lower-cased.
+const SKIP_WORDS: [&str; 5] = ["not run", "skip", "cannot run", "did not run", "not tested"];
+
+/// The macros by which a test tells the person running it something.
+const PRINTS: [&str; 6] = ["println", "eprintln", "print", "eprint", "writeln", "write"];
+
+/// The workspace's members, as the root `Cargo.toml` lists them.
+fn members(root: &Path) -> Vec<PathBuf> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))
+        .unwrap_or_else(|e| panic!("the root Cargo.toml: {e}"));
+    let list = manifest
+        .split_once("\nmembers = [")
+        .and_then(|(_, rest)| rest.split_once(']'))
+        .map(|(list, _)| list)
+        .unwrap_or_else(|| panic!("the root Cargo.toml lists no members"));
+    list.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(|member| root.join(member))
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, but those of a target directory.
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() && name != "target" && !name.to_string_lossy().starts_with('.') {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The test binary a file belongs to, for the files of a `tests` folder: `tests/server/main.rs`
+/// and `tests/server/child.rs` are one, as `tests/readme.rs` and `tests/readme/…` are. Any
+/// other file is its own (its unit tests and their helpers are in it).
+fn binary_of(file: &Path) -> PathBuf {
+    let parts: Vec<_> = file.components().collect();
+    match parts.iter().position(|p| p.as_os_str() == "tests") {
+        Some(at) if at + 1 < parts.len() => {
+            let binary: PathBuf = parts[..=at + 1].iter().collect();
+            binary.with_extension("")
+        }
+        _ => file.to_path_buf(),
+    }
+}
+
+/// Whether the code in `body` of `source` prints one of [`SKIP_WORDS`].
+fn prints_a_skip(source: &Source, body: std::ops::Range<usize>) -> bool {
+    source
+        .macro_arguments(body, &PRINTS)
+        .iter()
+        .any(|args| SKIP_WORDS.iter().any(|w| args.to_lowercase().contains(w)))
+}
+
+/// The functions of one binary's `sources` that print that a test did not run, and those that
+/// call one of them, by name.
+fn sayers<'a>(sources: &[&'a Source]) -> Vec<&'a str> {
+    let mut sayers: Vec<&str> = Vec::new();
+    loop {
+        let before = sayers.len();
+        for source in sources {
+            for function in &source.functions {
+                let says = prints_a_skip(source, function.body.clone())
+                    || sayers
+                        .iter()
+                        .any(|s| source.calls(function.body.clone(), s));
+                if says && !sayers.contains(&function.name.as_str()) {
+                    sayers.push(&function.name);
+                }
+            }
+        }
+        if sayers.len() == before {
+            return sayers;
+        }
+    }
+}
+
+/// A test that returns early and says, by a print of its own or of a function it calls, that
+/// it did not run is a pass that tested nothing: libtest shows it "ok". Such a test must fail
+/// saying why ("cannot run here: …, the remedy"), or be `#[ignore = "the reason"]`, which
+/// libtest reports as ignored. Every test of every member of the workspace is read here.
+#[test]
+fn no_test_passes_by_saying_it_did_not_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for member in members(&root) {
+        rust_files(&member, &mut files);
+    }
+    files.sort();
+    files.dedup();
+    let mut binaries: BTreeMap<PathBuf, Vec<(PathBuf, Source)>> = BTreeMap::new();
+    for path in files {
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file = path.strip_prefix(&root).unwrap_or(&path).to_path_buf();
+        binaries
+            .entry(binary_of(&file))
+            .or_default()
+            .push((file, Source::new(text)));
+    }
+    let (mut tests, mut ignored, mut skipping) = (Vec::new(), Vec::new(), Vec::new());
+    for sources in binaries.values() {
+        let sayers = sayers(&sources.iter().map(|(_, s)| s).collect::<Vec<_>>());
+        for (file, source) in sources {
+            for test in source.functions.iter().filter(|f| f.has("#[test")) {
+                if test.has("#[ignore") {
+                    ignored.push(test.name.as_str());
+                    continue;
+                }
+                tests.push(test.name.as_str());
+                let body = test.body.clone();
+                let says = if prints_a_skip(source, body.clone()) {
+                    Some("says so itself".to_string())
+                } else {
+                    sayers
+                        .iter()
+                        .find(|s| source.calls(body.clone(), s))
+                        .map(|s| format!("says so through {s}()"))
+                };
+                if let Some(how) = says
+                    && source.holds_word(body, "return")
+                {
+                    skipping.push(format!("{} ({}): {how}", test.name, file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        skipping.is_empty(),
+        "these tests return early saying they did not run, and so pass without testing; make \
+         each fail saying why (\"cannot run here: …\", with the remedy) or mark it \
+         #[ignore = \"the reason\"]:\n{}",
+        skipping.join("\n")
+    );
+    // The reading itself works: it finds tests, and tells the ignored ones apart.
+    assert!(
+        tests.contains(&"shared_server_is_the_forced_source")
+            && ignored.contains(&"container_is_removed_when_its_process_exits"),
+        "the test files were not read as they are: {} tests, {} ignored",
+        tests.len(),
+        ignored.len()
+    );
 }

@@ -132,10 +132,7 @@ const NOT_OURS: &str = "the server is REDIS_URL's, not one the grader started (u
 
 /// The image for container nodes; the test fails unless the Docker engine answers and has it.
 fn container_source(test: &str) -> NodeSource {
-    let image = std::env::var("REDIS_IMAGE")
-        .ok()
-        .filter(|i| !i.trim().is_empty())
-        .unwrap_or_else(|| server::DEFAULT_IMAGE.to_owned());
+    let image = server::image_name();
     if let Err(e) = server::docker_available() {
         cannot_run(test, &format!("no Docker engine ({e})"));
     }

@@ -90,9 +90,20 @@ pub fn course_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// How long the first build of the learner's crate takes once `cargo course`
+/// itself is built, as measured on two cores (83 s at a load of 10): a screen
+/// waiting on it says so.
+pub const FIRST_BUILD: &str = "about 80 s";
+
 /// Builds the exercises' test binary and runs it: every selected check's
 /// outcome, or the compile error.
 pub fn run(options: &Options) -> Result<Results, CourseError> {
+    run_noting_build(options, || {})
+}
+
+/// [`run`], calling `built` when the build is over and the checks begin (not
+/// when it failed): a screen that waits can tell a long build from the grading.
+pub fn run_noting_build(options: &Options, built: impl FnOnce()) -> Result<Results, CourseError> {
     let started = std::time::Instant::now();
     let left = |limit: Option<Duration>| limit.map(|l| l.saturating_sub(started.elapsed()));
     let exe = match compile(options, options.time_limit)? {
@@ -104,6 +115,7 @@ pub fn run(options: &Options) -> Result<Results, CourseError> {
             });
         }
     };
+    built();
     let nonce = nonce()?;
     let results_path = std::env::temp_dir().join(format!(
         "course-results-{}-{}.json",

@@ -25,6 +25,7 @@ pub mod progress;
 pub mod reset;
 pub mod results;
 pub mod screen;
+mod slow_build;
 mod terminal;
 pub mod watch;
 

@@ -32,6 +32,9 @@ pub enum Status {
     Watching,
     /// A grading is running.
     Grading,
+    /// A grading is running, and its build of the learner's code has taken
+    /// more than a moment (the first build, or one after cargo's cache went).
+    Building,
     /// The last build failed: cargo's text.
     CompileError(String),
     /// The grader itself could not grade: what it said.
@@ -102,7 +105,7 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
     let fixed = lines.len() + tail.len() + footer.len();
     // A check's report can also be read whole from cargo test; a list or cargo's text cannot.
     let whole = match (&view.status, view.mode) {
-        (Status::Watching | Status::Grading, Mode::Exercise) => {
+        (Status::Watching | Status::Grading | Status::Building, Mode::Exercise) => {
             " (or run the check with cargo test -p exercises)"
         }
         _ => "",
@@ -121,6 +124,7 @@ pub fn draw(board: &Board, progress: &Progress, view: &View) -> String {
 fn title(view: &View) -> String {
     let doing = match view.status {
         Status::Grading => "grading…",
+        Status::Building => "building your code…",
         Status::Watching => "watching exercises/src for saves",
         Status::CompileError(_) => "does not compile",
         Status::Trouble(_) => "could not grade",
@@ -232,6 +236,11 @@ fn exercise(
     let Some(headline) = board.headline(x) else {
         let line = if t.done() {
             format!("✓ Every check of {x} passes.")
+        } else if view.status == Status::Building {
+            format!(
+                "Building your code, then grading (the first build: {} on two cores)…",
+                super::grade::FIRST_BUILD
+            )
         } else {
             "Grading…".to_string()
         };
@@ -405,6 +414,24 @@ mod tests {
         );
         assert!(screen.contains("error[E0425]"), "{screen}");
         assert!(!screen.contains("▶ acquire"), "{screen}");
+    }
+
+    #[test]
+    fn a_long_first_build_says_what_the_wait_is() {
+        let board = Board::new();
+        let mut v = view("token");
+        v.status = Status::Grading;
+        let grading = draw(&board, &Progress::default(), &v);
+        assert!(grading.contains("· grading…"), "{grading}");
+        assert!(grading.contains("\nGrading…"), "{grading}");
+        v.status = Status::Building;
+        let building = draw(&board, &Progress::default(), &v);
+        assert!(building.contains("· building your code…"), "{building}");
+        let line = format!(
+            "Building your code, then grading (the first build: {} on two cores)…",
+            crate::grade::FIRST_BUILD
+        );
+        assert!(building.contains(&line), "{building}");
     }
 
     #[test]

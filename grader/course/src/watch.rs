@@ -1,14 +1,16 @@
 //! `cargo course`: grade on start and on every save, and show what matters.
 //!
-//! The loop waits on one channel for three kinds of news: a key, a save
+//! The loop waits on one channel for four kinds of news: a key, a save
 //! under `exercises/src/` (from `notify`, debounced so an editor's several
-//! writes make one save), and a grading that finished. Grading runs on a
-//! thread of its own, one at a time, in passes: after a save of `X.rs`, X's
-//! checks first (what the learner is waiting for), then the scenarios, which
-//! use the whole lock; after a save of anything else, everything. A save
-//! during a grading makes that grading's results stale: they are dropped,
-//! and the passes start again on the new code. A compile error is shown as
-//! cargo shows it, and the loop goes on waiting for the next save.
+//! writes make one save), a build that lasts (the first takes over a minute:
+//! the screen says what the wait is), and a grading that finished. Grading
+//! runs on a thread of its own, one at a time, in passes: after a save of
+//! `X.rs`, X's checks first (what the learner is waiting for), then the
+//! scenarios, which use the whole lock; after a save of anything else,
+//! everything. A save during a grading makes that grading's results stale:
+//! they are dropped, and the passes start again on the new code. A compile
+//! error is shown as cargo shows it, and the loop goes on waiting for the
+//! next save.
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -28,6 +30,7 @@ use super::open::runs_dir;
 use super::progress::Progress;
 use super::results::Results;
 use super::screen::{self, Mode, Status, View};
+use super::slow_build;
 use super::terminal::{self, RawKeys};
 use grader::exercise::SCENARIOS;
 use grader::recording;
@@ -42,6 +45,14 @@ enum Event {
     Key(Option<u8>),
     /// Files under `exercises/src/` changed.
     Saved(Vec<PathBuf>),
+    /// A pass's build has lasted (`true`; see [`slow_build`]), or, after
+    /// that, ended (`false`).
+    Building {
+        /// The save it builds (see [`Loop::generation`]).
+        generation: u64,
+        /// Whether it is still building.
+        building: bool,
+    },
     /// A grading pass ended.
     Graded {
         /// The save it graded (see [`Loop::generation`]).
@@ -153,6 +164,18 @@ impl Loop {
                     } else {
                         let first = saved.iter().map(|x| format!("{x}::")).collect();
                         self.regrade(vec![first, vec![format!("{SCENARIOS}::")]]);
+                    }
+                }
+                Event::Building {
+                    generation,
+                    building,
+                } => {
+                    if generation == self.generation {
+                        self.view.status = match (&self.view.status, building) {
+                            (Status::Grading, true) => Status::Building,
+                            (Status::Building, false) => Status::Grading,
+                            (other, _) => other.clone(),
+                        };
                     }
                 }
                 Event::Graded {
@@ -340,7 +363,16 @@ fn grader_thread(options: Options, events: Sender<Event>) -> Sender<(u64, Pass)>
         for (generation, filters) in passes {
             let mut options = options.clone();
             options.filters = filters;
-            let results = grade::run(&options);
+            let told = events.clone();
+            let built = slow_build::watch(slow_build::SLOW_BUILD, move |building| {
+                let _ = told.send(Event::Building {
+                    generation,
+                    building,
+                });
+            });
+            let results = grade::run_noting_build(&options, move || {
+                let _ = built.send(());
+            });
             if events
                 .send(Event::Graded {
                     generation,

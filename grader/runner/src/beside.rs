@@ -6,6 +6,12 @@
 //! starts is never stale and the learner builds only what their way of grading needs. The
 //! learner's test builds the judge this way ([`crate::launch`]), and the judge its Docker
 //! helper.
+//!
+//! The first build takes minutes, so it says what it builds and about how long it takes, and
+//! lets cargo print its progress: the build's stderr is this program's, which `cargo test`
+//! leaves on the terminal (the learner's test has no harness to capture it, and no harness
+//! captures a child's output anyway). Every later build, a moment when nothing changed, is
+//! quiet, so that grading does not begin with cargo's "Finished" line each time.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,14 +26,22 @@ pub struct Program<'a> {
     pub bin: &'a str,
     /// What it is, for the person waiting: "the judge", "the Docker helper".
     pub what: &'a str,
+    /// How long its first build takes, as measured: "about 2 minutes on two cores".
+    pub first_build: &'a str,
 }
 
 /// Builds `program` into the target directory and profile of the running binary, with the
-/// workspace of `manifest` (any `Cargo.toml` in it), and returns the path of its binary. Says so
-/// on stderr when the build takes more than a moment; says what to do when cargo cannot run or
-/// the build fails.
+/// workspace of `manifest` (any `Cargo.toml` in it), and returns the path of its binary. The
+/// first build (no binary yet) says so on stderr and shows cargo's progress; a later one says so
+/// only when it takes more than a moment. Says what to do when cargo cannot run or the build
+/// fails.
 pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, String> {
-    let Program { package, bin, what } = program;
+    let Program {
+        package,
+        bin,
+        what,
+        first_build,
+    } = program;
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find this program's own binary to build {what}: {e}"))?;
     let not_in_target = || {
@@ -44,19 +58,20 @@ pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, St
         Some("debug") | None => "dev",
         Some(other) => other,
     };
+    let binary = profile_dir.join(bin);
+    let first = !binary.exists();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let command = format!("cargo build -p {package} --bin {bin}");
+    if first {
+        eprintln!(
+            "grader: building {what}, once (`{command}`): {first_build}; cargo shows its \
+             progress"
+        );
+    }
     let mut child = Command::new(&cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            package,
-            "--bin",
-            bin,
-            "--profile",
-            profile,
-        ])
+        .arg("build")
+        .args(if first { None } else { Some("--quiet") })
+        .args(["-p", package, "--bin", bin, "--profile", profile])
         .arg("--manifest-path")
         .arg(manifest)
         .env("CARGO_TARGET_DIR", target_dir)
@@ -68,9 +83,9 @@ pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, St
                 Path::new(&cargo).display()
             )
         })?;
-    // A first build takes minutes: say so, but only when it is not a quick no-op.
+    // A later build is a moment, unless the grader changed: then say so.
     let started = std::time::Instant::now();
-    let mut told = false;
+    let mut told = first;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
@@ -79,8 +94,8 @@ pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, St
         }
         if !told && started.elapsed() > Duration::from_secs(2) {
             eprintln!(
-                "grader: building {what} (`{command}`): a few minutes the first time, a \
-                 moment after that"
+                "grader: rebuilding {what} (`{command}`): its sources or the toolchain \
+                 changed since its last build"
             );
             told = true;
         }
@@ -91,5 +106,5 @@ pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, St
             "{what} did not build (cargo said why, above): `{command}` shows it again"
         ));
     }
-    Ok(profile_dir.join(bin))
+    Ok(binary)
 }

@@ -325,7 +325,7 @@ pub(crate) fn prepare_engine() -> Result<(), ServerError> {
 }
 
 /// The image the container source starts: `REDIS_IMAGE`, or [`DEFAULT_IMAGE`].
-pub(crate) fn image_name() -> String {
+pub fn image_name() -> String {
     env_nonempty("REDIS_IMAGE").unwrap_or_else(|| DEFAULT_IMAGE.to_owned())
 }
 

@@ -76,6 +76,7 @@ pub use probe::{CONNECT_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
 pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
 
+pub use container::image_name;
 pub(crate) use container::{Placement, RedisContainer, lease_connection, prepare_engine};
 pub(crate) use engine::{DOCKER_CALL_TIMEOUT, call as docker_call};
 pub(crate) use owner::{network_labels, run_id};

@@ -148,21 +148,22 @@ pub fn run_child(set: &[(&str, &str)], unset: &[&str]) -> Report {
     report
 }
 
-/// Runs a child that holds its server, SIGKILLs it once it has reported, and returns its pid;
-/// `None` when `usable` says the child's report rules the test out.
+/// Runs a child that holds its server, SIGKILLs it once it has reported, and returns its pid and
+/// report. `unusable` says why the report rules the test out, if it does (a container source
+/// without its image, say): then the child goes and the test fails, saying so.
 pub fn run_child_and_kill(
     set: &[(&str, &str)],
-    usable: impl Fn(&Report) -> bool,
-) -> Option<(u32, Report)> {
+    unusable: impl Fn(&Report) -> Option<String>,
+) -> (u32, Report) {
     let mut child = child_command("hold", set, &["REDIS_URL"])
         .stdin(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot run the child: {e}"));
     let report = read_report(&mut child);
-    if !usable(&report) {
+    if let Some(why) = unusable(&report) {
         let _ = child.kill();
         let _ = child.wait();
-        return None;
+        panic!("cannot run here: {why}");
     }
     if let Some(error) = report.find("error") {
         let _ = child.kill();
@@ -176,7 +177,7 @@ pub fn run_child_and_kill(
         !status.success(),
         "the child was to be killed, but exited: {status}"
     );
-    Some((child.id(), report))
+    (child.id(), report)
 }
 
 /// Where a server the grader started is reached: the Unix socket of a `redis-server` it started
