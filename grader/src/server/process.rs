@@ -23,8 +23,9 @@ use super::{RedisServer, ServerError, ServerKind, env_nonempty};
 /// How long a local `redis-server` may take to answer its first `PING`.
 const PROCESS_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Runs the server `$1` with the options that follow and stops it when standard input reaches
-/// end-of-file, i.e. when the process holding the pipe's other end has ended, however it ended.
+/// Runs the server `$1` with the options that follow `$2`, under the data limit `$2` (KiB,
+/// `ulimit -d`), and stops it when standard input reaches end-of-file, i.e. when the process
+/// holding the pipe's other end has ended, however it ended.
 /// The stop is followed by a `SIGCONT`, so that a server a fault left paused (`SIGSTOP`, see
 /// `crate::nodes`) stops too. The watcher reads a copy on fd 3 because a background job's own
 /// standard input is /dev/null. When the server exits by itself, the watcher is stopped too so it
@@ -38,6 +39,9 @@ const WATCHDOG: &str = r#"exec 3<&0 </dev/null
 IFS= read -r password <&3 || exit 64
 server_path=$1
 shift
+data_limit=$1
+shift
+ulimit -d "$data_limit" 2>/dev/null
 printf 'requirepass %s\n' "$password" 3<&- | "$server_path" - "$@" 3<&- 2>&1 &
 server=$!
 unset password
@@ -148,8 +152,10 @@ fn start_process_once(
         .arg(WATCHDOG)
         .arg("redis-watchdog")
         .arg(path)
+        .arg(super::SERVER_DATA_LIMIT_KIB.to_string())
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
         .args(["--save", "", "--appendonly", "no"])
+        .args(super::SERVER_BOUNDS)
         // Nothing is written, but the server's working directory is where it would be.
         .arg("--dir")
         .arg(std::env::temp_dir())
