@@ -11,6 +11,12 @@
 //! are out of its reach, whatever a script tries. The users go when their world closes, and with them any connection
 //! a call the grader gave up on still holds.
 //!
+//! The servers the grader starts for one run alone (Redlock's nodes, the
+//! failover stories' pair) hold no one else's keys, but they run outside any
+//! sandbox: a script there could reach the network (`MIGRATE`) or the whole
+//! server. Their learner connections sign in as users of their own too,
+//! made by the connection itself ([`confine_own`]).
+//!
 //! Where the grader may not (a `REDIS_URL` whose user lacks the `ACL` command),
 //! it says so once and the wire's filter is all there is. A killed run cannot
 //! remove its users; the next run removes those whose run's claim is gone
@@ -95,6 +101,31 @@ pub fn confine(con: &mut Connection, run: &str, namespace: &str) -> Result<bool,
     }
     redis::cmd("AUTH").arg(&name).arg(&password).exec(con)?;
     Ok(true)
+}
+
+/// Signs `con`, a connection to a server the grader started for this run
+/// alone (a Redlock node, a replicated pair's primary or replica), in as a
+/// new user of that server that may run only the commands learner code may
+/// send, on the keys and channels that start with `namespace` (`""`: all of
+/// them). The connection itself, still the server's administrator's, makes
+/// the user: these servers hold nothing else, and go with the run, their
+/// users with them (a node restarted after a kill has none, and its next
+/// connection makes its own).
+pub fn confine_own(con: &mut Connection, namespace: &str) -> Result<(), GradeError> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let name = format!(
+        "{}own-{}",
+        user_prefix(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let password = password()?;
+    redis::cmd("ACL")
+        .arg("SETUSER")
+        .arg(&name)
+        .arg(rules(&password, namespace))
+        .exec(con)?;
+    redis::cmd("AUTH").arg(&name).arg(&password).exec(con)?;
+    Ok(())
 }
 
 /// Removes the users made for the world of `namespace`, which also closes

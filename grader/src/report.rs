@@ -182,9 +182,11 @@ impl fmt::Display for Report {
                 writeln!(f, "  What happened: {v}.")?;
             }
             Problem::Failed { function, failure } => {
+                let failure = theirs(&failure.to_string());
                 writeln!(f, "  Your `{function}` {failure}.")?;
             }
             Problem::Refused { command, why } => {
+                let (command, why) = (theirs(command), theirs(why));
                 writeln!(
                     f,
                     "  Refused:       your code sent {command}, which the grader did not send on."
@@ -256,6 +258,15 @@ pub fn numbered(out: &mut String, steps: &[Step]) -> usize {
     n
 }
 
+/// Text in which learner code had a say (a panic's message, an error's, a
+/// command's name), written so that no line of it passes for one of the
+/// report's own (a `Broken rule:` line, which summaries read): control
+/// characters spelled out, and every line after the first behind a bar, as
+/// a check's printed output is shown.
+fn theirs(text: &str) -> String {
+    crate::harness::spelled_out(text, &['\n', '\t']).replace('\n', "\n  │ ")
+}
+
 /// A call's record as numbered lines, with the grader's moves in between.
 pub fn trace(who: &str, function: &str, steps: &[Step]) -> String {
     let mut out = format!("What {who}'s `{function}` sent, and what happened in between:\n");
@@ -289,6 +300,32 @@ mod tests {
                 !text.contains(shape),
                 "{rule:?}: the third hint is h's:\n{text}"
             );
+        }
+    }
+
+    #[test]
+    fn learner_text_cannot_write_a_line_of_the_report() {
+        let forged = "boom\n  Broken rule:   forged.\r  Broken rule:   forged too.";
+        let failure = Failure::Panicked {
+            message: forged.to_owned(),
+            location: Some("src/token.rs:3".to_owned()),
+        };
+        let report = Report::failed("token::unique", "your lock", "new_token", failure, vec![]);
+        let refused = Report::refused(
+            "x::y",
+            "your lock",
+            forged.to_owned(),
+            forged.to_owned(),
+            vec![],
+        );
+        for text in [report.to_string(), refused.to_string()] {
+            assert!(
+                !text
+                    .lines()
+                    .any(|l| l.trim_start().starts_with("Broken rule:")),
+                "{text}"
+            );
+            assert!(text.contains("│   Broken rule:   forged."), "{text}");
         }
     }
 

@@ -20,7 +20,8 @@
 //! keeps every selected check (the reference solutions pass them all), the course's tracked files and its `course` binary are
 //! byte-identical afterwards, no process of the attack is alive after the
 //! grade, the results are not changed after they were written, nothing
-//! outside the submission reached the build, and names are printed escaped.
+//! outside the submission reached the build, nothing reached the driver's
+//! TCP listener (the network, to learner code), and names are printed escaped.
 //! An attack "held" when it got none of this; "SUCCEEDED" lists what it got
 //! (today most succeed: they are the defences still to build, and the suite
 //! fails until every attack holds).
@@ -185,7 +186,7 @@ const ATTACKS: &[Attack] = &[
     },
     Attack {
         name: "batch-escape-names",
-        what: "8. terminal escapes and newlines in a folder name and a file name",
+        what: "8. terminal escapes, newlines and bidirectional controls in a folder name and file names",
         run: escape_names,
     },
     Attack {
@@ -198,6 +199,60 @@ const ATTACKS: &[Attack] = &[
         what: "9. the instructor's environment (a secret) read at compile and run time and sent out",
         run: env_leak,
     },
+    Attack {
+        name: "batch-fill-disk",
+        what: "10. the machine's disk filled from the sandbox's working folder, and left so by a killed judge",
+        run: fill_disk,
+    },
+    Attack {
+        name: "batch-borrow-classmate",
+        what: "10. the previous submission's runner, left in the worker's target directory, built in and run",
+        run: borrow_classmate,
+    },
+    Attack {
+        name: "batch-forged-rule",
+        what: "10. a line of the grader's report (a broken rule) forged in a panic's and a todo!'s message",
+        run: forged_rule,
+    },
+    Attack {
+        name: "redis-memory",
+        what: "10. gigabytes held in the grader's Redis (SETRANGE, a Lua script), beyond the sandbox's memory",
+        run: |lab, a| lab.learner(a, &["acquire::takes_a_free_lock"]),
+    },
+    Attack {
+        name: "runner-protocol",
+        what: "10. the runner's links written to by hand: forged answers, a terabyte frame, a half-closed control link",
+        run: |lab, a| lab.learner(a, &[TOKEN.0]),
+    },
+    Attack {
+        name: "proxy-smuggle",
+        what: "10. commands smuggled past the proxy's filter: an inline FLUSHALL, a request cut short",
+        run: |lab, a| lab.learner(a, SINGLE_CLIENT_ACQUIRE),
+    },
+    Attack {
+        name: "proxy-server-escape",
+        what: "10. the grader's own servers (Redlock's nodes, the failover pair) made to reach the network \
+               (a MIGRATE script, REPLICAOF) and act on the whole server (CONFIG, FLUSHALL)",
+        run: |lab, a| {
+            lab.learner(
+                a,
+                &["redlock::takes_a_majority", "scenarios::failover_lost_lock"],
+            )
+        },
+    },
+];
+
+/// Unicode's bidirectional controls: embeddings and overrides, isolates.
+const BIDI: &[char] = &[
+    '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}',
+    '\u{2069}',
+];
+
+/// The checks of `acquire` in which one client calls it, each by its whole name.
+const SINGLE_CLIENT_ACQUIRE: &[&str] = &[
+    "acquire::takes_a_free_lock",
+    "acquire::refuses_a_held_lock",
+    "acquire::sets_the_ttl_in_milliseconds",
 ];
 
 fn main() -> ExitCode {
@@ -396,7 +451,42 @@ struct Lab {
     course_binary: Vec<u8>,
     /// The largest peak (MiB) of any run since the last attack began.
     peak_mib: std::cell::Cell<u64>,
+    /// The driver's TCP listener on 127.0.0.1 (`@LISTEN@`), which no learner
+    /// code may reach: what connected to it since the last attack began.
+    listener: Listener,
     me: PathBuf,
+}
+
+/// A TCP listener on 127.0.0.1 that notes every connection made to it: the
+/// network's stand-in, outside every sandbox, for an attack that reaches out.
+struct Listener {
+    port: u16,
+    reached: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Listener {
+    fn start() -> Result<Listener, String> {
+        let socket = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        let port = socket.local_addr().map_err(|e| e.to_string())?.port();
+        let reached: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+        let noted = std::sync::Arc::clone(&reached);
+        thread::spawn(move || {
+            for stream in socket.incoming().flatten() {
+                let mut stream = stream;
+                let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+                let mut first = [0u8; 64];
+                let n = stream.read(&mut first).unwrap_or(0);
+                let what = format!("{:?}", String::from_utf8_lossy(&first[..n]));
+                noted.lock().unwrap_or_else(|p| p.into_inner()).push(what);
+            }
+        });
+        Ok(Listener { port, reached })
+    }
+
+    /// What reached the listener since the last call, forgotten.
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.reached.lock().unwrap_or_else(|p| p.into_inner()))
+    }
 }
 
 /// The places an attack's sources name.
@@ -459,6 +549,7 @@ impl Lab {
             exercises: Vec::new(),
             course_binary: Vec::new(),
             peak_mib: std::cell::Cell::new(0),
+            listener: Listener::start()?,
             me: std::env::current_exe().map_err(|e| e.to_string())?,
         };
         for relative in lab.pristine.keys() {
@@ -604,6 +695,7 @@ impl Lab {
             let _ = fs::remove_dir_all(dir);
             fs::create_dir_all(dir).expect("the driver can create its own folders");
         }
+        self.listener.take();
     }
 
     fn substitute(&self, text: &str, p: &Places) -> String {
@@ -612,6 +704,7 @@ impl Lab {
             .replace("@OUT@", &p.out.to_string_lossy())
             .replace("@SUBMISSIONS@", &p.submissions.to_string_lossy())
             .replace("@RESULTS@", &p.results.to_string_lossy())
+            .replace("@LISTEN@", &self.listener.port.to_string())
     }
 
     /// The `exercises/src` files of the attack in `dir` (relative to the
@@ -960,6 +1053,15 @@ impl Lab {
                 written.push((path, text));
             }
         }
+        let reached = self.listener.take();
+        if let Some(first) = reached.first() {
+            findings.push(format!(
+                "learner code reached the network: {} connections to the driver's listener on \
+                 127.0.0.1:{}, the first sent {first}",
+                reached.len(),
+                self.listener.port
+            ));
+        }
         if let Some((first, text)) = written.first() {
             let short: String = text
                 .lines()
@@ -1027,26 +1129,35 @@ impl Lab {
         }
     }
 
-    /// `cargo course batch` on the prepared folder.
+    /// `cargo course batch` on the prepared folder, two submissions at a time.
     fn batch(&self, p: &Places, filter: &str, env: &[(&str, &str)]) -> (Ran, Csv) {
+        self.batch_on(p, &[filter], env, 2)
+    }
+
+    /// `cargo course batch --jobs JOBS` on the prepared folder.
+    fn batch_on(
+        &self,
+        p: &Places,
+        filters: &[&str],
+        env: &[(&str, &str)],
+        jobs: usize,
+    ) -> (Ran, Csv) {
         // The scratch course's own stubs: a batch grades with the pristine course.
         self.install(&[]);
         let dir = p.submissions.to_string_lossy().into_owned();
         let limit = BATCH_TIME_LIMIT_SECS.to_string();
-        let ran = self.cargo(
-            &[
-                "course",
-                "batch",
-                &dir,
-                "--jobs",
-                "2",
-                "--time-limit",
-                &limit,
-                filter,
-            ],
-            env,
-            BATCH_LIMIT,
-        );
+        let jobs = jobs.to_string();
+        let mut args = vec![
+            "course",
+            "batch",
+            &dir,
+            "--jobs",
+            &jobs,
+            "--time-limit",
+            &limit,
+        ];
+        args.extend(filters);
+        let ran = self.cargo(&args, env, BATCH_LIMIT);
         let csv = Csv::read(&p.results.join("results.csv"));
         (ran, csv)
     }
@@ -1421,12 +1532,25 @@ fn escape_names(lab: &Lab, attack: &Attack) -> Findings {
         .join("notes/\x1b[31mFORGED\nx.txt");
     fs::create_dir_all(weird.parent().expect("a parent")).expect("creates notes/");
     fs::write(&weird, "a file whose name forges a line\n").expect("writes the oddly named file");
+    // Shown as "victim_passed_txt.exe" where bidirectional text is honoured.
+    let reversed = p
+        .submissions
+        .join(folder)
+        .join("notes/victim_passed_\u{202E}exe.txt");
+    fs::write(&reversed, "a file whose name reads backwards\n").expect("writes the reversed name");
     let (ran, csv) = lab.batch(&p, TOKEN.0, &[]);
     let mut findings = lab.judge_batch(&ran, &csv, TOKEN.1);
     let console = &ran.stderr;
     if console.contains('\x1b') {
         findings
             .push("the batch's console output holds a terminal escape (0x1b) from a name".into());
+    }
+    if console.contains(BIDI) {
+        findings.push(
+            "the batch's console output holds a bidirectional control (U+202A-202E, U+2066-2069) \
+             from a name"
+                .into(),
+        );
     }
     let forged: Vec<&str> = console
         .lines()
@@ -1474,5 +1598,100 @@ fn env_leak(lab: &Lab, attack: &Attack) -> Findings {
             f
         }
     }));
+    findings
+}
+
+/// The judges' private folders in this machine's temporary folder (where a
+/// check's process puts its runner's socket), by name.
+fn judge_folders() -> std::collections::BTreeSet<PathBuf> {
+    fs::read_dir(std::env::temp_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("grader-judge-"))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The attack's files (named `atk-…`) under `dir`, links not followed:
+/// removed, and counted with their total size. Nothing else is touched: other
+/// programs on this machine may have folders of theirs there.
+fn remove_attack_files(dir: &Path) -> (usize, u64) {
+    let (mut count, mut bytes) = (0, 0);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() && entry.file_name().to_string_lossy().starts_with("atk-") => {
+                    count += 1;
+                    bytes += entry.metadata().map_or(0, |m| m.len());
+                    let _ = fs::remove_file(entry.path());
+                }
+                _ => {}
+            }
+        }
+    }
+    (count, bytes)
+}
+
+/// Attack 10: what a sandbox wrote must not be left on the machine's disk.
+fn fill_disk(lab: &Lab, attack: &Attack) -> Findings {
+    let p = lab.places(attack.name);
+    lab.submissions(&p, &[("mallory", attack.name)]);
+    let before = judge_folders();
+    let (ran, csv) = lab.batch(&p, "acquire::takes_a_free_lock", &[]);
+    let mut findings = lab.judge_batch(&ran, &csv, 1);
+    let left: Vec<PathBuf> = judge_folders().difference(&before).cloned().collect();
+    let (mut count, mut bytes) = (0, 0);
+    for folder in &left {
+        let (c, b) = remove_attack_files(folder);
+        count += c;
+        bytes += b;
+    }
+    if count > 0 {
+        findings.push(format!(
+            "the batch left {count} files ({} MiB) written in a sandbox on the machine's disk, in {}",
+            bytes >> 20,
+            std::env::temp_dir().display()
+        ));
+    }
+    findings.extend(lab.evidence(&p));
+    findings
+}
+
+/// Attack 10: the attacker is graded right after the victim, on the same worker.
+fn borrow_classmate(lab: &Lab, attack: &Attack) -> Findings {
+    let p = lab.places(attack.name);
+    // `victim` sorts before `wanda`: with one worker, the victim's build comes first.
+    lab.submissions(&p, &[("wanda", attack.name)]);
+    let (ran, csv) = lab.batch_on(&p, &[TOKEN.0], &[], 1);
+    let mut findings = lab.judge_batch(&ran, &csv, TOKEN.1);
+    findings.extend(lab.evidence(&p));
+    findings
+}
+
+/// Attack 10: no rule in the attacker's words may reach the summary.
+fn forged_rule(lab: &Lab, attack: &Attack) -> Findings {
+    let p = lab.places(attack.name);
+    lab.submissions(&p, &[("mallory", attack.name)]);
+    let release = "release::releases_its_own_lock";
+    let (ran, csv) = lab.batch_on(&p, &[TOKEN.0, release], &[], 2);
+    let mut findings = lab.judge_batch(&ran, &csv, TOKEN.1 + 1);
+    let html = fs::read_to_string(p.results.join("summary.html")).unwrap_or_default();
+    let forged = "forged by this student";
+    if html.contains(forged) {
+        let shown = html
+            .lines()
+            .find(|l| l.contains(forged))
+            .unwrap_or_default()
+            .chars()
+            .take(240)
+            .collect::<String>();
+        findings.push(format!(
+            "summary.html shows a rule in the attacker's words among the rules the class broke: {shown}"
+        ));
+    }
+    findings.extend(lab.evidence(&p));
     findings
 }

@@ -92,13 +92,23 @@ impl Output {
     }
 }
 
-/// `text` with its control characters spelled out (`\u{1b}`, `\r`, `\n`),
-/// but those in `kept`: what a student named, a file or a folder, can then
-/// draw nothing on a terminal nor start a line of its own.
+/// Unicode's invisible controls of how text is laid out: the marks,
+/// embeddings, overrides and isolates of bidirectional text (with which a
+/// name can show its characters in another order than they have, as in
+/// "Trojan Source", CVE-2021-42574), and the line and paragraph separators.
+const LAYOUT_CONTROLS: &[char] = &[
+    '\u{061C}', '\u{200E}', '\u{200F}', '\u{2028}', '\u{2029}', '\u{202A}', '\u{202B}', '\u{202C}',
+    '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
+];
+
+/// `text` with its control characters spelled out (`\u{1b}`, `\r`, `\n`,
+/// `\u{202e}`), but those in `kept`: what a student named, a file or a
+/// folder, can then draw nothing on a terminal, start no line of its own, nor
+/// show its characters in another order.
 pub fn spelled_out(text: &str, kept: &[char]) -> String {
     let mut shown = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() && !kept.contains(&c) {
+        if (c.is_control() || LAYOUT_CONTROLS.contains(&c)) && !kept.contains(&c) {
             shown.extend(c.escape_default());
         } else {
             shown.push(c);
@@ -117,6 +127,14 @@ mod tests {
         assert_eq!(
             output.indented("  | "),
             "  | x\\rtest result: ok. 34 passed\n  | \\u{1b}[2K\n"
+        );
+    }
+
+    #[test]
+    fn bidirectional_controls_are_spelled_out() {
+        assert_eq!(
+            spelled_out("victim_passed_\u{202E}exe.txt\u{2066}", &[]),
+            "victim_passed_\\u{202e}exe.txt\\u{2066}"
         );
     }
 

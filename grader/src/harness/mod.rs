@@ -323,9 +323,11 @@ pub(crate) fn outcome_of(check: &Check, lock: &Lock) -> Outcome {
     match check.run(lock) {
         Ok(Verdict::Pass) => Outcome::Passed,
         Ok(Verdict::NotStarted { function, message }) => Outcome::NotStarted {
+            // The todo!'s message is the learner's: spelled out, it starts no line of its own.
             message: format!(
-                "not started: `{function}` in {} still says todo!(\"{message}\")",
-                crate::stub_file(function)
+                "not started: `{function}` in {} still says todo!(\"{}\")",
+                crate::stub_file(function),
+                spelled_out(&message, &[])
             ),
         },
         Ok(Verdict::Fail(report)) => Outcome::Failed {

@@ -124,6 +124,19 @@ impl Spec {
         self
     }
 
+    /// Keeps everything the command writes in memory: the scratch directory
+    /// is bound read-only, and the command's home and working directory are
+    /// the sandbox's own `/tmp`, a tmpfs of [`Limits::tmp_size`] that its
+    /// memory limit counts too. Nothing it writes reaches this machine's
+    /// disk, where a file-size limit alone bounds no count of files, and
+    /// nothing is left once the sandbox is gone, however it ended.
+    pub fn in_memory(mut self) -> Spec {
+        self.scratch.writable = false;
+        self.cwd = Some(PathBuf::from("/tmp"));
+        self.env.push(("HOME".into(), "/tmp".into()));
+        self
+    }
+
     /// Sets the limits.
     pub fn limits(mut self, limits: Limits) -> Spec {
         self.limits = limits;

@@ -6,8 +6,9 @@
 //! reach the judge: a Unix socket in a folder only this check's process made,
 //! where it listens. Where bubblewrap is at hand ([`crate::isolation`]) the
 //! runner runs in a sandbox of its own: no network, its own pid namespace, a
-//! read-only view of its binary and of the socket's folder, limits for the
-//! whole tree, and nothing of it left once the check is over.
+//! read-only view of its binary and of the socket's folder, what it writes
+//! kept in the sandbox's memory, limits for the whole tree, and nothing of it
+//! left once the check is over.
 //!
 //! The runner's first link is the control link, which carries the judge's
 //! orders. Each connection the learner's code will use is another *link*: the
@@ -16,7 +17,6 @@
 
 use std::io::{self, BufReader, BufWriter, Write};
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -144,15 +144,13 @@ impl Process {
                 Running::Plain(Mutex::new(command.spawn()?))
             }
             Some(isolation) => {
-                let scratch = folder.path().join("scratch");
-                std::fs::DirBuilder::new().mode(0o700).create(&scratch)?;
-                let mut spec = Spec::new(exe, &scratch)
+                // The socket's folder, read-only (connecting needs no more), and whatever the
+                // runner writes kept in memory, never on this machine's disk.
+                let mut spec = Spec::new(exe, folder.path())
+                    .in_memory()
                     .ro(exe)
-                    // The socket's folder, read-only: connecting needs no more.
-                    .ro(folder.path())
                     .env(SOCKET_VAR, &socket)
                     .env("PATH", PATH)
-                    .cwd(&scratch)
                     .limits(isolation::Limits::run());
                 for (k, v) in passed {
                     spec = spec.env(k, v);

@@ -233,7 +233,11 @@ fn spec(image: &str, password: &Password, placement: Placement) -> ContainerSpec
     ];
     ContainerSpec {
         image: image.to_owned(),
-        command: command.map(str::to_owned).to_vec(),
+        command: command
+            .into_iter()
+            .chain(super::SERVER_BOUNDS)
+            .map(str::to_owned)
+            .collect(),
         labels: Owner::this_process()
             .labels()
             .into_iter()

@@ -88,6 +88,26 @@ use process::ProcessGuard;
 /// version so that every learner's grader talks to the same server behaviour.
 pub const DEFAULT_IMAGE: &str = "redis:7.4";
 
+/// The bounds of every server the grader starts, which runs outside any sandbox while learner
+/// code fills it through the commands it may send: writes fail with `OOM` past `maxmemory`
+/// (nothing is evicted), and no string a command sends or makes (`SETRANGE`, `APPEND`) may pass
+/// `proto-max-bulk-len`. A lock needs a few keys of a few bytes. The memory of Lua, which
+/// `maxmemory` does not count, is bounded by the process's own limit (the process source's
+/// [`SERVER_DATA_LIMIT`]).
+pub(crate) const SERVER_BOUNDS: [&str; 6] = [
+    "--maxmemory",
+    "64mb",
+    "--maxmemory-policy",
+    "noeviction",
+    "--proto-max-bulk-len",
+    "4mb",
+];
+
+/// The data a `redis-server` process the grader starts may allocate, in bytes (`RLIMIT_DATA`),
+/// its `maxmemory` and its scripts' memory together (an idle server allocates some 45 MiB): a
+/// script that builds more gets Redis's "not enough memory" error.
+pub(crate) const SERVER_DATA_LIMIT: u64 = 256 << 20;
+
 /// Where the grader's Redis comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerKind {

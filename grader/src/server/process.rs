@@ -27,7 +27,7 @@ use super::password::Password;
 use super::probe::{ProbeError, probe};
 use super::{RedisServer, ServerError, ServerKind, env_nonempty};
 use crate::folder::PrivateFolder;
-use crate::sys::{self, ChildSetup};
+use crate::sys::{self, ChildSetup, Resource, Rlimit};
 
 /// How long a local `redis-server` may take to say it is ready and answer its first `PING`.
 const PROCESS_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -215,13 +215,21 @@ fn start_process_once(
         .arg(&socket)
         .args(["--unixsocketperm", "700"])
         .args(["--save", "", "--appendonly", "no"])
+        .args(super::SERVER_BOUNDS)
         // Nothing is written, but the server's working directory is where it would be.
         .arg("--dir")
         .arg(place.folder.path())
         .stdin(Stdio::piped())
         .stdout(to_stdout)
         .stderr(to_stderr);
+    // Lua's memory, which `maxmemory` does not count, is bounded by the process's own.
+    let data = Rlimit {
+        resource: Resource::Data,
+        soft: super::SERVER_DATA_LIMIT,
+        hard: super::SERVER_DATA_LIMIT,
+    };
     let setup = ChildSetup {
+        rlimits: vec![data],
         die_with: Some(std::process::id()),
         ..ChildSetup::default()
     };

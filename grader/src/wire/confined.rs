@@ -7,32 +7,28 @@
 
 use redis::{ErrorKind, RedisError, RedisResult, Value};
 
-use super::show::{pack, unpack, unpack_all};
+use super::show::{pack, unpack};
 use super::tally::Tally;
 use super::world::OnWorld;
 use crate::confine::{self, Refusal, functions};
 use crate::world::enter;
 
 impl OnWorld {
-    /// The command(s) in `packed` as they go out, with the keys of the
-    /// namespace they name noted in the world; or the first that may not go
-    /// out, and why.
-    pub(super) fn admit(&self, packed: &[u8]) -> Result<Vec<confine::Admitted>, Refusal> {
-        self.admit_unpacked(&unpack_all(packed))
-    }
-
-    /// [`OnWorld::admit`] of commands already taken apart, so that a caller
-    /// which needs them too parses the request once.
+    /// The commands, already read whole ([`super::request`]), as they go
+    /// out, with the keys of the namespace they name noted in the world; or
+    /// the first that may not go out, and why.
     pub(super) fn admit_unpacked(
         &self,
         commands: &[Vec<Vec<u8>>],
     ) -> Result<Vec<confine::Admitted>, Refusal> {
-        let admitted = commands
-            .iter()
-            .map(|args| confine::admit(args, &self.namespace))
-            .collect::<Result<Vec<_>, _>>()?;
+        commands.iter().map(|args| self.admit_one(args)).collect()
+    }
+
+    /// One command, already read whole, as it goes out; or why it may not.
+    pub(super) fn admit_one(&self, args: &[Vec<u8>]) -> Result<confine::Admitted, Refusal> {
+        let admitted = confine::admit(args, &self.namespace)?;
         if let Some(world) = self.world.upgrade() {
-            enter(&world).note_named(admitted.iter().flat_map(|a| a.keys.iter().cloned()));
+            enter(&world).note_named(admitted.keys.iter().cloned());
         }
         Ok(admitted)
     }

@@ -40,6 +40,7 @@ mod confined;
 pub mod fault;
 mod intervention;
 mod node;
+mod request;
 mod show;
 mod tally;
 mod timing;

@@ -17,18 +17,29 @@
 //! any node, the way it hits a world's ([`super::fault`]); the connection it
 //! cuts opens again for the next command.
 //!
-//! Nodes are private servers the grader started, so unlike a world's
-//! connection this one confines nothing: no other data lives there.
+//! Nodes are private servers the grader started, so no other data lives
+//! there and keys keep their names. But they run outside any sandbox, with
+//! the network and the whole server at hand: the wire sends on only the
+//! commands of [`crate::confine::COMMANDS`], read whole ([`super::request`]),
+//! refusing the others as a world's wire does, and signs its connection in as
+//! a user of the node that may run nothing else, from a script either
+//! ([`crate::acl::confine_own`]).
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
+use redis::{Connection, ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
-use super::show::{show_value, unpack};
+use super::show::{pack, show_value, unpack};
 use super::tally::Tally;
+use crate::call::Step;
 use crate::clock::{Sighting, TimedFrame};
+use crate::confine::{self, Ledger, Namespace, Refusal};
 use crate::nodes::cluster::{Route, SharedCluster, enter};
 use crate::nodes::record::Answer;
+
+/// What the record shows for a command the wire did not send on.
+const REFUSED: &str = "(refused by the grader)";
 
 /// A client's connection to one node of a cluster.
 pub(super) struct OnNode {
@@ -40,6 +51,8 @@ pub(super) struct OnNode {
     /// The frame around each command that reads back the lock key's expiry
     /// on the node's clock, packed once.
     frame: TimedFrame,
+    /// Where refusals go: the ledger of the check that opened the wire.
+    ledger: Option<Arc<Ledger>>,
 }
 
 impl OnNode {
@@ -51,6 +64,7 @@ impl OnNode {
             cluster: cluster.clone(),
             con: None,
             frame,
+            ledger: confine::current_ledger(),
         }
     }
 
@@ -62,11 +76,17 @@ impl OnNode {
         generation: u64,
     ) -> RedisResult<&'c mut Connection> {
         if slot.as_ref().is_none_or(|(g, _)| *g != generation) {
-            let con = crate::server::connect_url(url).map_err(|cause| {
+            let mut con = crate::server::connect_url(url).map_err(|cause| {
                 RedisError::from(std::io::Error::new(
                     std::io::ErrorKind::ConnectionRefused,
                     cause,
                 ))
+            })?;
+            // A node restarted comes back without its users: each connection makes its own.
+            crate::acl::confine_own(&mut con, "").map_err(|e| {
+                RedisError::from(std::io::Error::other(format!(
+                    "grader problem, not yours: {e}"
+                )))
             })?;
             *slot = Some((generation, con));
         }
@@ -162,7 +182,14 @@ impl OnNode {
 
     /// One command of the lock's code, to the node.
     pub(super) fn one(&mut self, tally: &mut Tally, cmd: &[u8]) -> RedisResult<Value> {
-        self.send(tally, cmd, |con, frame| frame.send(con, cmd))
+        let admitted = super::request::one(cmd).and_then(|args| admit(&args));
+        let packed = match admitted {
+            Ok(args) => pack(&args),
+            Err(refusal) => return Err(self.refuse(tally, cmd, refusal)),
+        };
+        let reply = self.send(tally, &packed, |con, frame| frame.send(con, &packed));
+        self.note_denied(&packed, &reply);
+        reply
     }
 
     /// A pipeline is one step, shown by its first command.
@@ -173,17 +200,76 @@ impl OnNode {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
-        let value = self.send(tally, cmd, |con, _| {
+        let admitted: Result<Vec<Vec<Vec<u8>>>, Refusal> =
+            super::request::pipeline(cmd, offset, count)
+                .and_then(|commands| commands.iter().map(|args| admit(args)).collect());
+        let packed: Vec<u8> = match admitted {
+            Ok(commands) => commands.iter().flat_map(|args| pack(args)).collect(),
+            Err(refusal) => return Err(self.refuse(tally, cmd, refusal)),
+        };
+        let value = self.send(tally, &packed, |con, _| {
             // The TIME a single command goes behind would upset a transaction's replies; a
             // pipeline's TTLs are read at the look.
-            let replies = con.req_packed_commands(cmd, offset, count);
+            let replies = con.req_packed_commands(&packed, offset, count);
             (replies.map(Value::Array), Sighting::default())
-        })?;
-        match value {
+        });
+        self.note_denied(&packed, &value);
+        match value? {
             Value::Array(values) => Ok(values),
             other => Ok(vec![other]),
         }
     }
+
+    /// Refuses the request `packed` without sending it: the record shows it,
+    /// the check's ledger notes why, and the lock's code gets an error reply.
+    fn refuse(&mut self, tally: &mut Tally, packed: &[u8], refusal: Refusal) -> RedisError {
+        let args = unpack(packed);
+        let command = {
+            let c = enter(&self.cluster);
+            super::shown(&args, |a| c.display(a))
+        };
+        tally.count();
+        enter(&self.cluster).after_command(
+            self.index,
+            command.clone(),
+            Answer::Reply(REFUSED.to_owned()),
+            None,
+            false,
+        );
+        let why = refusal.why.clone();
+        self.note(refusal, command, REFUSED.to_owned());
+        RedisError::from((ErrorKind::Client, lock_runner::protocol::REFUSED, why))
+    }
+
+    /// Notes in the check's ledger a command the node's access control refused
+    /// (a script that called a command no lock needs).
+    fn note_denied(&self, packed: &[u8], reply: &RedisResult<Value>) {
+        let Some(denial) = confine::refused_by_redis(reply) else {
+            return;
+        };
+        let args = unpack(packed);
+        let refusal = Refusal {
+            command: confine::name_of(&args),
+            why: format!(
+                "it reached beyond what a lock needs on a Redlock node (a command off the \
+                 list, in a script or not), and the node refused it: {denial}"
+            ),
+        };
+        let command = super::shown(&args, |a| enter(&self.cluster).display(a));
+        self.note(refusal, command, denial);
+    }
+
+    fn note(&self, refusal: Refusal, command: String, reply: String) {
+        if let Some(ledger) = &self.ledger {
+            ledger.note(refusal, vec![Step::Sent { command, reply }]);
+        }
+    }
+}
+
+/// A command of the lock's code as the node gets it, or why it may not: the
+/// world's list of commands, on keys of any name (a node holds nothing else).
+fn admit(args: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, Refusal> {
+    confine::admit(args, &Namespace::new("", "")).map(|admitted| admitted.args)
 }
 
 fn timed_out(i: usize) -> RedisError {

@@ -9,8 +9,25 @@ pub(super) fn unpack(packed: &[u8]) -> Vec<Vec<u8>> {
     unpack_all(packed).into_iter().next().unwrap_or_default()
 }
 
-/// Every command in a packed RESP request (several for a pipeline).
-pub(super) fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
+/// Every command in a packed RESP request (several for a pipeline), as far
+/// as it can be read: for a report, which shows what it can.
+pub(super) fn unpack_all(packed: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    read(packed).0
+}
+
+/// Every command in a packed RESP request, or `None` unless the request is
+/// nothing but RESP arrays of bulk strings, each whole: no inline command, no
+/// argument cut short, no byte left over. What the proxy sends on must be
+/// exactly what it read.
+pub(super) fn unpack_exact(packed: &[u8]) -> Option<Vec<Vec<Vec<u8>>>> {
+    match read(packed) {
+        (commands, true) => Some(commands),
+        (_, false) => None,
+    }
+}
+
+/// The commands read from the start of `rest`, and whether they were all of it.
+fn read(mut rest: &[u8]) -> (Vec<Vec<Vec<u8>>>, bool) {
     fn line(rest: &mut &[u8]) -> Option<Vec<u8>> {
         let end = rest.windows(2).position(|w| w == b"\r\n")?;
         let l = rest[..end].to_vec();
@@ -21,25 +38,27 @@ pub(super) fn unpack_all(mut rest: &[u8]) -> Vec<Vec<Vec<u8>>> {
         std::str::from_utf8(bytes).ok()?.parse().ok()
     }
     let mut commands = Vec::new();
-    while let Some(header) = line(&mut rest) {
-        let Some(n) = header.strip_prefix(b"*").and_then(number) else {
-            break;
+    while !rest.is_empty() {
+        let Some(n) = line(&mut rest).and_then(|h| h.strip_prefix(b"*").and_then(number)) else {
+            return (commands, false);
         };
-        let mut args = Vec::with_capacity(n);
+        let mut args = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
             let Some(len) = line(&mut rest).and_then(|h| h.strip_prefix(b"$").and_then(number))
             else {
-                break;
+                commands.push(args);
+                return (commands, false);
             };
-            if rest.len() < len + 2 {
-                break;
+            if rest.len() < len + 2 || &rest[len..len + 2] != b"\r\n" {
+                commands.push(args);
+                return (commands, false);
             }
             args.push(rest[..len].to_vec());
             rest = &rest[len + 2..];
         }
         commands.push(args);
     }
-    commands
+    (commands, true)
 }
 
 /// `args` packed as one RESP command.
@@ -126,5 +145,33 @@ mod tests {
             String::from_utf8_lossy(&label[0]),
             "[pipeline] MULTI; DEL k; EXEC"
         );
+    }
+
+    #[test]
+    fn only_whole_resp_commands_are_read_exactly() {
+        let set = redis::cmd("SET").arg("k").arg("v w").get_packed_command();
+        let pipe = redis::pipe()
+            .cmd("GET")
+            .arg("k")
+            .cmd("DEL")
+            .arg("k")
+            .get_packed_pipeline();
+        assert_eq!(unpack_exact(&set).map(|c| c.len()), Some(1));
+        assert_eq!(unpack_exact(&pipe).map(|c| c.len()), Some(2));
+        let cut = &set[..set.len() - 3];
+        let extra = [&set[..], b"FLUSHALL\r\n"].concat();
+        let wrong_end = String::from_utf8_lossy(&set)
+            .replace("v w\r\n", "v wXY")
+            .into_bytes();
+        for unreadable in [&b"FLUSHALL\r\n"[..], cut, &extra, &wrong_end, b"*1\r\n"] {
+            assert_eq!(
+                unpack_exact(unreadable),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(unreadable)
+            );
+        }
+        // What a report shows of it is still what could be read.
+        assert_eq!(unpack_all(&extra).len(), 1);
     }
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 use redis::{Connection, ConnectionLike, RedisError, RedisResult, Value};
 
 use super::fault::{Faults, Stopped};
-use super::show::{pipeline_label, show_value, unpack, unpack_all};
+use super::show::{pipeline_label, show_value, unpack};
 use super::tally::Tally;
 use super::{Fired, Intervention, Step, Turns, grader_trouble};
 use crate::acl;
@@ -78,9 +78,11 @@ impl OnWorld {
         let run = crate::prefix::run()?;
         let namespace = Namespace::new(&keys, &functions::allowed(&format!("{run}{check}_")));
         // The grader's users live on the shared server; the nodes of a replicated pair are the
-        // grader's own and hold nothing else, and there the filter alone holds the wire.
+        // grader's own and hold nothing else, where the connection makes its user itself.
         if shared {
             acl::confine(&mut inner, run, namespace.keys())?;
+        } else {
+            acl::confine_own(&mut inner, namespace.keys())?;
         }
         Ok(OnWorld {
             inner,
@@ -264,16 +266,15 @@ impl OnWorld {
     pub(super) fn one(&mut self, tally: &mut Tally, cmd: &[u8]) -> RedisResult<Value> {
         let received_ms = super::timing::wall_clock_ms();
         self.before_command(tally)?;
-        // Taken apart once: the filter reads it, and the record shows it as sent.
-        let commands = unpack_all(cmd);
-        let admitted = match self.admit_unpacked(&commands) {
+        // Read whole, once: the filter reads it, and the record shows it as sent.
+        let sent_args = match super::request::one(cmd) {
+            Ok(args) => args,
+            Err(refusal) => return Err(self.refuse(tally, &super::request::label(cmd), refusal)),
+        };
+        let one = match self.admit_one(&sent_args) {
             Ok(admitted) => admitted,
             Err(refusal) => return Err(self.refuse(tally, cmd, refusal)),
         };
-        let Some(one) = admitted.first() else {
-            return self.inner.req_packed_command(cmd);
-        };
-        let sent_args = commands.into_iter().next().unwrap_or_default();
         let command = confine::name_of(&one.args);
         let name = command.replace('|', " ");
         if let Some(stopped) = self.faults.before_send(&name, None) {
@@ -331,7 +332,11 @@ impl OnWorld {
         count: usize,
     ) -> RedisResult<Vec<Value>> {
         self.before_command(tally)?;
-        let args: Vec<Vec<Vec<u8>>> = match self.admit(cmd) {
+        let commands = match super::request::pipeline(cmd, offset, count) {
+            Ok(commands) => commands,
+            Err(refusal) => return Err(self.refuse(tally, &super::request::label(cmd), refusal)),
+        };
+        let args: Vec<Vec<Vec<u8>>> = match self.admit_unpacked(&commands) {
             Ok(admitted) => admitted.into_iter().map(|a| a.args).collect(),
             Err(refusal) => return Err(self.refuse(tally, &pipeline_label(cmd), refusal)),
         };

@@ -15,6 +15,7 @@
 //! the submissions' ([`results_folder`]), never among them.
 
 mod manifest;
+pub mod products;
 pub mod report;
 pub mod standing;
 pub mod summary;
@@ -266,6 +267,12 @@ fn grade_one(
         .and_then(|submission| {
             pristine.build_workspace(workspace)?;
             submission.install(workspace)?;
+            // Nothing of the submission this worker built before may be seen by this build.
+            products::remove(target).map_err(|source| CourseError::File {
+                what: "could not remove the previous submission's build from",
+                path: target.to_path_buf(),
+                source,
+            })?;
             grade::run(&options(batch, workspace, target))
         })
         .map_err(|e| e.to_string());

@@ -6,8 +6,10 @@
 //! copy of the course), `@DROP@` (where evidence of a successful attack is
 //! written: a sound grader keeps learner code from writing there), `@OUT@`
 //! (where `cargo course grade --out` writes), `@SUBMISSIONS@` (the batch's
-//! folder of submissions) and `@RESULTS@` (where the batch writes its results,
-//! beside the submissions). Every helper that touches processes or Redis only
+//! folder of submissions), `@RESULTS@` (where the batch writes its results,
+//! beside the submissions) and `@LISTEN@` (the port of the driver's TCP
+//! listener on 127.0.0.1: a connection there is learner code reaching the
+//! network). Every helper that touches processes or Redis only
 //! reaches processes of the scratch course and servers on 127.0.0.1 that a
 //! process of the scratch course started; every loop is bounded.
 #![allow(dead_code)]
