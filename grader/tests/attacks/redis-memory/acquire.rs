@@ -5,13 +5,16 @@
 //! started for this student is a process of the instructor's, which the
 //! runner fills through commands the proxy lets through: `SETRANGE` of a key
 //! of its own at a 400 MiB offset, three times (1.2 GiB kept), and a Lua
-//! script that builds two 400 MiB strings (800 MiB more, for the script's
-//! length). Nothing but the machine bounds either, and a whole class grades
+//! script that builds 400 strings of a MiB (400 MiB more, for the script's
+//! length; in well under a second, so that no time limit of the call's ends
+//! it first). Nothing but the machine bounds either, and a whole class grades
 //! on one machine: a few such students and every grade stalls, or the kernel
 //! kills what it picks.
 //!
 //! A sound grader bounds the memory of the servers it starts, well below the
 //! sandbox's own: the commands fail, and the evidence below is not printed.
+//! It is printed when the keys hold more than a server's `maxmemory` (64 MiB)
+//! or the script built more than a server may allocate (256 MiB).
 
 #[path = "atk_kit.rs"]
 mod kit;
@@ -41,7 +44,7 @@ pub fn acquire<C: ConnectionLike>(
             }
         }
         let script: RedisResult<Value> = redis::cmd("EVAL")
-            .arg("local t = {} for i = 1, 2 do t[i] = string.rep('x', 400 * 1024 * 1024) end return #t[1] + #t[2]")
+            .arg("local s = string.rep('x', 1048576) local t = {} for i = 1, 400 do t[i] = s .. i end return #t * 1048576")
             .arg(0)
             .query(con);
         let built = match &script {
@@ -49,7 +52,7 @@ pub fn acquire<C: ConnectionLike>(
             _ => 0,
         };
         let said: String = format!("{script:?}").chars().take(120).collect();
-        if kept + built > 512 << 20 {
+        if kept > 64 << 20 || built > 256 << 20 {
             kit::evidence(
                 "redis-memory",
                 &format!(
