@@ -125,5 +125,9 @@ mod tests {
             beside(Path::new("target/debug/deps/harness-1f2e")).as_deref(),
             Some(runs)
         );
+        assert_eq!(
+            beside(Path::new("target/judge/course")).as_deref(),
+            Some(runs)
+        );
     }
 }

@@ -74,6 +74,12 @@ const MEMORY_BOUND_MIB: u64 = 1536;
 const LEARNER_LIMIT: Duration = Duration::from_secs(300);
 /// How long a batch may take here before the driver kills it.
 const BATCH_LIMIT: Duration = Duration::from_secs(420);
+/// The profile `cargo course` and the learner's judge are built with (root `Cargo.toml`).
+const JUDGE_PROFILE: &str = "judge";
+
+/// Where the scratch course's `cargo course` program is, built with [`JUDGE_PROFILE`].
+const COURSE_BINARY: &str = "target/judge/course";
+
 /// The time limit handed to `cargo course batch` (per submission, build included).
 const BATCH_TIME_LIMIT_SECS: u64 = 60;
 
@@ -587,9 +593,12 @@ impl Lab {
         }
         // The builds, once, so that no attack is charged for them.
         let long = Duration::from_secs(3600);
+        // In the judge's profile, as `cargo course` and `cargo test -p exercises` build them.
         let built = lab.cargo(
             &[
                 "build",
+                "--profile",
+                JUDGE_PROFILE,
                 "-p",
                 "course",
                 "--bin",
@@ -611,7 +620,16 @@ impl Lab {
             ));
         }
         let table = lab.cargo(
-            &["run", "--quiet", "-p", "grader", "--bin", "exercise-table"],
+            &[
+                "run",
+                "--quiet",
+                "--profile",
+                JUDGE_PROFILE,
+                "-p",
+                "grader",
+                "--bin",
+                "exercise-table",
+            ],
             &[],
             long,
         );
@@ -628,8 +646,7 @@ impl Lab {
                 table.tail()
             ));
         }
-        lab.course_binary =
-            fs::read(lab.course.join("target/debug/course")).map_err(|e| e.to_string())?;
+        lab.course_binary = fs::read(lab.course.join(COURSE_BINARY)).map_err(|e| e.to_string())?;
         let tests = lab.cargo(&["test", "-p", "exercises", "--no-run"], &[], long);
         if tests.code != Some(0) {
             return Err(format!(
@@ -1288,7 +1305,7 @@ impl Lab {
                 }
             }
         }
-        let binary = self.course.join("target/debug/course");
+        let binary = self.course.join(COURSE_BINARY);
         if fs::read(&binary).ok().as_deref() != Some(&self.course_binary[..]) {
             findings.push(format!(
                 "the course's built program {} was changed",

@@ -19,7 +19,7 @@
 //!    minutes). In a copy with the stubs, the target directory emptied first,
 //!    `cargo test -p exercises --no-run` (which builds the runner: redis,
 //!    lock-runner, exercises and what they need), then
-//!    `cargo build -p grader --bin judge` in the same target directory (the
+//!    `cargo build --profile judge -p grader --bin judge` in the same target directory (the
 //!    judge, which the learner's first `cargo test -p exercises` builds next,
 //!    through the runner). Packages are counted from cargo's
 //!    `--message-format=json`: the distinct package ids of the
@@ -28,7 +28,7 @@
 //!    stubs' place (built once, untimed: `cargo test -p exercises --no-run`
 //!    and one `cargo test -p exercises release::`, which builds the judge):
 //!    the size of the `grade` test binary (the runner, relinked on every save),
-//!    and whether the judge's binary `<build>/debug/judge` was relinked by the
+//!    and whether the judge's binary `<build>/judge/judge` was relinked by the
 //!    saves of row 4 (its modification time before and after).
 //! 4. **Save → verdict for one exercise.** A line appended to
 //!    `exercises/src/release.rs` (a comment, different each time), then
@@ -36,7 +36,7 @@
 //!    verdict: median of [`SAVES`]. Then where that time goes, median of 3
 //!    each after another such edit: the rebuild (`cargo test -p exercises
 //!    --no-run`), the judge's no-op build that the runner asks cargo for
-//!    (`cargo build -p grader --bin judge`), and the judge alone running the
+//!    (`cargo build --profile judge -p grader --bin judge`), and the judge alone running the
 //!    exercise's checks (`judge release::` with `GRADER_RUNNER` naming the
 //!    runner, as the runner starts it).
 //! 5. **The whole `cargo test -p exercises`** in the same copy, already built:
@@ -448,7 +448,17 @@ fn first_build(paths: &Paths) -> Result<FirstBuild, String> {
     let (judge_took, out) = succeeds(&mut cargo(
         &paths.stubs,
         &paths.build,
-        &["build", "--locked", "-p", "grader", "--bin", "judge", json],
+        &[
+            "build",
+            "--locked",
+            "--profile",
+            "judge",
+            "-p",
+            "grader",
+            "--bin",
+            "judge",
+            json,
+        ],
     ))?;
     let judge = compiled(&out.stdout);
     Ok(FirstBuild {
@@ -573,7 +583,7 @@ fn saves(paths: &Paths) -> Result<Saves, String> {
     let runner = grade_executable(&out.stdout)?;
     // The first grading builds the judge, through the runner.
     grades(&mut grade_edited(paths))?;
-    let judge = paths.build.join("debug").join("judge");
+    let judge = paths.build.join("judge").join("judge");
     let judge_before = modified(&judge)?;
 
     let file = paths.solutions.join(format!("exercises/src/{EDITED}.rs"));
@@ -603,7 +613,15 @@ fn saves(paths: &Paths) -> Result<Saves, String> {
             let no_run = ["test", "--locked", "--quiet", "-p", "exercises", "--no-run"];
             rebuild.push(succeeds(&mut cargo(&paths.solutions, &paths.build, &no_run))?.0);
             let noop = [
-                "build", "--locked", "--quiet", "-p", "grader", "--bin", "judge",
+                "build",
+                "--locked",
+                "--quiet",
+                "--profile",
+                "judge",
+                "-p",
+                "grader",
+                "--bin",
+                "judge",
             ];
             judge_noop.push(succeeds(&mut cargo(&paths.solutions, &paths.build, &noop))?.0);
             let mut alone = Command::new(&judge);
@@ -658,7 +676,7 @@ fn save_rows(paths: &Paths) {
         "much smaller",
     );
     row(
-        "the judge `target/debug/judge` relinked on a save",
+        "the judge `target/judge/judge` relinked on a save",
         "(it was in the test binary)",
         &format!(
             "{} ({:.1} MB; modification time {} over the {} saves)",

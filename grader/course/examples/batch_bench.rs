@@ -1,7 +1,7 @@
 //! Times `cargo course batch` on a class of prepared submissions:
 //!
 //! ```sh
-//! GRADER_REDIS=process cargo run -p course --example batch_bench -- [N] [--no-sandbox] [--jobs J] [FILTER…]
+//! GRADER_REDIS=process cargo run --profile judge -p course --example batch_bench -- [N] [--no-sandbox] [--jobs J] [FILTER…]
 //! ```
 //!
 //! makes N submissions (default 30) holding the reference solutions, grades

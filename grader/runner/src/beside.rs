@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-/// A program of the workspace, as `cargo build` names it.
+/// A program of the workspace, as `cargo build` names it, and the profile to build it with.
 #[derive(Debug, Clone, Copy)]
 pub struct Program<'a> {
     /// Its package (`-p`).
@@ -26,12 +26,15 @@ pub struct Program<'a> {
     pub bin: &'a str,
     /// What it is, for the person waiting: "the judge", "the Docker helper".
     pub what: &'a str,
+    /// The cargo profile it is built with (`--profile`): `judge` for the judge, which grades
+    /// every save and is optimised, `dev` for the Docker helper, which only relays requests.
+    pub profile: &'a str,
     /// How long its first build takes, as measured: "about 2 minutes on two cores".
     pub first_build: &'a str,
 }
 
-/// Builds `program` into the target directory and profile of the running binary, with the
-/// workspace of `manifest` (any `Cargo.toml` in it), and returns the path of its binary. The
+/// Builds `program` into the target directory of the running binary, with its own profile and
+/// the workspace of `manifest` (any `Cargo.toml` in it), and returns the path of its binary. The
 /// first build (no binary yet) says so on stderr and shows cargo's progress; a later one says so
 /// only when it takes more than a moment. Says what to do when cargo cannot run or the build
 /// fails.
@@ -40,6 +43,7 @@ pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, St
         package,
         bin,
         what,
+        profile,
         first_build,
     } = program;
     let exe = std::env::current_exe()
@@ -47,17 +51,21 @@ pub fn build_beside(program: Program<'_>, manifest: &Path) -> Result<PathBuf, St
     let not_in_target = || {
         format!("this program is not in a cargo target directory: {what} cannot be built beside it")
     };
-    // target/<profile>/deps/<test>-<hash> or target/<profile>/<bin>: the program goes to
-    // target/<profile>/<bin>.
-    let mut profile_dir = exe.parent().ok_or_else(not_in_target)?;
-    if profile_dir.file_name().is_some_and(|name| name == "deps") {
-        profile_dir = profile_dir.parent().ok_or_else(not_in_target)?;
+    // This program is target/<its profile>/deps/<test>-<hash> or target/<its profile>/<bin>;
+    // the program goes to target/<the program's profile>/<bin>.
+    let mut own_profile_dir = exe.parent().ok_or_else(not_in_target)?;
+    if own_profile_dir
+        .file_name()
+        .is_some_and(|name| name == "deps")
+    {
+        own_profile_dir = own_profile_dir.parent().ok_or_else(not_in_target)?;
     }
-    let target_dir = profile_dir.parent().ok_or_else(not_in_target)?;
-    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => "dev",
-        Some(other) => other,
-    };
+    let target_dir = own_profile_dir.parent().ok_or_else(not_in_target)?;
+    // Cargo's folder for a profile: `debug` for `dev` (and `test`), the profile's name otherwise.
+    let profile_dir = target_dir.join(match profile {
+        "dev" | "test" => "debug",
+        other => other,
+    });
     let binary = profile_dir.join(bin);
     let first = !binary.exists();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

@@ -60,6 +60,7 @@ fn judge() -> Result<PathBuf, String> {
         package: "grader",
         bin: JUDGE_BIN,
         what: "the grader's judge",
+        profile: "judge",
         // After the test's own build: 24 s at a load of 1 to 3, 43 s at 6 to 7.
         first_build: "under a minute on two cores",
     };

@@ -3,7 +3,8 @@
 //!
 //! Each seed draws a few rounds ([`ROUNDS`]), each a [`Situation`] (a TTL; a node free, held by B,
 //! paused or down, each reply on time or late to the millisecond; a fault on one command) played
-//! on fresh nodes; the [`model`](crate::model::redlock) says what a correct Redlock returns there
+//! on the nodes with a key of its own (a paused node is stopped for real; a down one is out of
+//! every command's reach, [`Cluster::make_unreachable`]); the [`model`](crate::model::redlock) says what a correct Redlock returns there
 //! and what it leaves on the nodes, a node whose `SET` met the fault counting as a no. Then A
 //! releases, B stepping in at one command boundary in some rounds and a fault meeting one of its
 //! commands in others: no node may keep A's token (but one whose delete the fault stopped) or
@@ -142,7 +143,8 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Round, GradeError> {
                     cluster.take(i, TOKEN_B, B_TTL_MS)?;
                 }
                 Meets::Paused => cluster.pause(i)?,
-                Meets::Down => cluster.kill(i),
+                // Down from the round's start to its end: see `make_unreachable`.
+                Meets::Down => cluster.make_unreachable(i),
             }
         }
         if let Some((k, fault)) = situation.fault {

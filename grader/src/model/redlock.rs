@@ -73,7 +73,7 @@ pub enum Meets {
     HeldByB,
     /// Stopped: no reply.
     Paused,
-    /// Killed: connection refused.
+    /// Down: connection refused.
     Down,
 }
 

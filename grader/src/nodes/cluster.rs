@@ -61,6 +61,8 @@ struct Seat {
     delay_ms: u64,
     /// When a killed node comes back (scenario time), if it is to come back.
     restart_at: Option<u64>,
+    /// Down for the rest of the scenario without being killed ([`Cluster::make_unreachable`]).
+    unreachable: bool,
 }
 
 /// One scenario on the nodes.
@@ -139,6 +141,7 @@ impl Cluster {
             skew_ms: 0,
             delay_ms: 0,
             restart_at: None,
+            unreachable: false,
         })
     }
 
@@ -172,8 +175,11 @@ impl Cluster {
         self.now_ms + self.seats[i].skew_ms
     }
 
-    /// What node `i` is doing.
+    /// What node `i` is doing, as the scenario sees it: down when it is unreachable.
     pub fn health(&self, i: usize) -> Health {
+        if self.seats[i].unreachable {
+            return Health::Down;
+        }
         self.lease.nodes().nodes()[i].health()
     }
 
@@ -233,6 +239,18 @@ impl Cluster {
         let seat = &mut self.seats[i];
         seat.con = None;
         seat.restart_at = None;
+    }
+
+    /// Node `i` is down for the rest of this scenario, for everyone in it: every command sent to
+    /// it is refused as a dead node's port refuses it, and the grader reads nothing from it. The
+    /// node itself runs on, untouched. For a node that is down from a scenario's start to its
+    /// end (the explorer's rounds), this is all a kill would do that anyone could tell, since no
+    /// command of the scenario reaches a node either way: what the lock under test sees is what
+    /// the proxy answers for it ([`Route::Down`]). It spares the kill and the restart the next
+    /// scenario would need. A node that goes down in the middle of a scenario, with keys that
+    /// must be lost, is killed ([`Cluster::kill`]).
+    pub fn make_unreachable(&mut self, i: usize) {
+        self.seats[i].unreachable = true;
     }
 
     /// Kills node `i` if it runs, and starts it again, empty, once `ms` of virtual time have

@@ -3,7 +3,7 @@
 //! During a call, `new_token` edits the course that the batch grades with:
 //! `grader/src/harness/supervise.rs` so that its judge passes every check
 //! (the next batch's workers copy it, and every later student passes), and
-//! `target/debug/course`, the batch's own program, replaced by a script that
+//! `target/judge/course`, the batch's own program, replaced by a script that
 //! reports everyone passed.
 //!
 //! A sound grader gives a submission's code no write access to the course:
@@ -36,7 +36,7 @@ pub fn new_token() -> String {
                 kit::evidence("batch-edit-course", &format!("edited {}", judge.display()));
             }
         }
-        let course = Path::new(kit::COURSE).join("target/debug/course");
+        let course = Path::new(kit::COURSE).join("target/judge/course");
         let tmp = course.with_extension("atk");
         let script = "#!/bin/sh\necho 'batch: every student passed (forged by batch-edit-course)' >&2\nexit 0\n";
         let replaced = std::fs::write(&tmp, script)
