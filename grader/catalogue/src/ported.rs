@@ -5,17 +5,18 @@
 //! Each of these uses something the reference does not, as a published
 //! library does: a Redis function instead of a script, a second key (a signal
 //! list that wakes waiters), several keys set at once with `MSETNX` and
-//! compared with `GETRANGE`, Redis's own clock (`TIME`), a question to the
-//! server about its replicas (`INFO replication`, `WAIT`), a millisecond
-//! more than the TTL. The correct ones
-//! must pass every check ([`ALL`]); the wrong ones ([`PLAIN_DEL_FUNCTION`],
-//! [`SHORT_TTL`])
+//! compared with `GETRANGE`, Redis's own clock (`TIME`, and an absolute
+//! expiry computed from it), a question to the server about its replicas
+//! (`INFO replication`, `WAIT`), a millisecond more than the TTL. The correct
+//! ones must pass every check ([`ALL`]); the wrong ones
+//! ([`PLAIN_DEL_FUNCTION`], [`SHORT_TTL`], [`SHORT_PXAT`])
 //! are listed in [`super::wrong`] with the check that catches them.
 
 use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult, Script};
 
+use super::timed;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
 
@@ -62,6 +63,16 @@ pub const ALL: &[Lock] = &[
         acquire: one_ms_more,
         ..REFERENCE
     },
+    Lock {
+        name: "acquire timed by Redis's clock, with PXAT",
+        acquire: timed::redis_time_pxat,
+        ..REFERENCE
+    },
+    Lock {
+        name: "acquire timed by Redis's clock, PXAT in a script",
+        acquire: timed::redis_time_pxat_script,
+        ..REFERENCE
+    },
 ];
 
 /// Tokens of 20 base-36 digits: about 103 random bits, short of the 120
@@ -76,6 +87,14 @@ pub const BASE36_TOKENS: Lock = Lock {
 pub const SHORT_TTL: Lock = Lock {
     name: "TTL 100 ms short",
     acquire: hundred_ms_short,
+    ..REFERENCE
+};
+
+/// [`timed::redis_time_pxat`]'s lock with an instant 100 ms short of Redis's clock
+/// plus the TTL.
+pub const SHORT_PXAT: Lock = Lock {
+    name: "PXAT from Redis TIME 100 ms short",
+    acquire: timed::redis_time_pxat_short,
     ..REFERENCE
 };
 
@@ -251,7 +270,7 @@ fn timed_extend<C: ConnectionLike>(
 }
 
 /// Redis's `TIME`, as a duration since the epoch.
-fn redis_now<C: ConnectionLike>(con: &mut C) -> RedisResult<Duration> {
+pub(super) fn redis_now<C: ConnectionLike>(con: &mut C) -> RedisResult<Duration> {
     let (secs, micros): (u64, u64) = redis::cmd("TIME").query(con)?;
     Ok(Duration::from_secs(secs) + Duration::from_micros(micros))
 }

@@ -4,7 +4,8 @@
 //! ([`crate::world`]). On it the wire keeps the lock's commands inside the
 //! world's namespace ([`super::confined`]), takes turns with the world's other
 //! clients ([`Turns`]), fires the check's [`Intervention`] at its boundary,
-//! answers `TIME` and `PTTL` on the virtual clock ([`super::timing`]), and
+//! answers `TIME` and `PTTL` on the virtual clock and moves the instants a
+//! lock computed from that `TIME` to the real one ([`super::timing`]), and
 //! records each call as a list of [`Step`]s of its own.
 
 use std::sync::{Arc, Mutex, Weak};
@@ -285,7 +286,9 @@ impl OnWorld {
             sighting.ran_at = self.ran_at_ms;
             self.virtual_time()
         } else {
-            let out = super::show::pack(&one.args);
+            let now_ms = enter(&self.world()?).now_ms();
+            let real_line = super::timing::to_real_line(&one.args, now_ms, received_ms);
+            let out = super::show::pack(real_line.as_ref().map_or(&one.args, |r| &r.args));
             let opens_multi = command == "MULTI";
             let reply = if self.in_multi || opens_multi {
                 // Anything sent behind it would be queued in the transaction.
@@ -295,7 +298,10 @@ impl OnWorld {
                 self.inner.req_packed_command(&out)
             } else {
                 let (reply, seen) = self.frame.send(&mut self.inner, &out);
-                self.ran_at_ms = if super::timing::names_an_instant(&one.args, received_ms) {
+                self.ran_at_ms = if let Some(moved) = &real_line {
+                    // Its instants were put on the real line from this anchor.
+                    Some((moved.anchor_ms, moved.anchor_ms))
+                } else if super::timing::names_an_instant(&one.args, received_ms) {
                     // The lock read its clock a little before: up to 5 ms earlier.
                     Some((received_ms.saturating_sub(5), received_ms))
                 } else {
@@ -330,6 +336,7 @@ impl OnWorld {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
+        let received_ms = super::timing::wall_clock_ms();
         self.before_command(tally)?;
         let args: Vec<Vec<Vec<u8>>> = match self.admit(cmd) {
             Ok(admitted) => admitted.into_iter().map(|a| a.args).collect(),
@@ -341,7 +348,20 @@ impl OnWorld {
             return Err(self.stopped(tally, &label, stopped));
         }
         // A TIME in a pipeline goes to Redis: its answer is real time.
-        let out: Vec<u8> = args.iter().flat_map(|a| super::show::pack(a)).collect();
+        let now_ms = enter(&self.world()?).now_ms();
+        let mut anchor_ms = None;
+        let out: Vec<u8> = args
+            .iter()
+            .flat_map(
+                |a| match super::timing::to_real_line(a, now_ms, received_ms) {
+                    Some(moved) => {
+                        anchor_ms.get_or_insert(moved.anchor_ms);
+                        super::show::pack(&moved.args)
+                    }
+                    None => super::show::pack(a),
+                },
+            )
+            .collect();
         let sent = Instant::now();
         // Round trips of their own: a TIME inside the pipeline would shift its replies.
         let time = |inner: &mut Connection| {
@@ -354,7 +374,11 @@ impl OnWorld {
         let replies = self.inner.req_packed_commands(&out, offset, count);
         self.follow_multi(&args);
         let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
-        self.ran_at_ms = before.zip(after);
+        // Instants put on the real line are read from their anchor, as for one command.
+        self.ran_at_ms = match anchor_ms {
+            Some(anchor) if !self.in_multi => Some((anchor, anchor)),
+            _ => before.zip(after),
+        };
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
