@@ -70,9 +70,12 @@ pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
 }
 
 /// The resolution of a TTL read at the look rather than from the instant its
-/// command ran (the grader's own commands, a command inside a `MULTI` the
-/// lock's code opened): rounded up to a multiple of this, which absorbs the
-/// real milliseconds until the look. The grader's own TTLs are multiples of it.
+/// command ran (the grader's own commands, a pipeline the lock's code sent
+/// inside a `MULTI` it opened with a command of its own): rounded up to a
+/// multiple of this, which absorbs the real milliseconds until the look. The
+/// grader's own TTLs are multiples of it. A lock's own transaction is read to
+/// the millisecond: its `EXEC` carries the clock's reads
+/// ([`TimedFrame::send_exec`]).
 const LOOK_RESOLUTION_MS: u64 = 250;
 
 /// The least real TTL a timed key gets at a move of virtual time, in ms,
@@ -83,8 +86,8 @@ const LOOK_RESOLUTION_MS: u64 = 250;
 pub const FLOOR_MS: u64 = 337;
 
 /// How much real time may pass between a command whose real instant the wire
-/// could not read (one sent inside a `MULTI` it opened with a command of its
-/// own) and the clock's look at it, in ms.
+/// could not read (a pipeline sent inside a `MULTI` the lock opened with a
+/// command of its own) and the clock's look at it, in ms.
 const ABSORBED_MS: u64 = 250;
 
 /// What the clock knows about one key's expiry, in virtual milliseconds.
@@ -282,6 +285,51 @@ impl TimedFrame {
                 Ok(replies.pop().unwrap_or(redis::Value::Nil)),
                 Sighting::default(),
             ),
+            Err(e) => (Err(e), Sighting::default()),
+        }
+    }
+}
+
+impl TimedFrame {
+    /// Sends the lock's own `EXEC` (`packed`) on `con`, inside whose
+    /// transaction the frame's trailing commands are queued first: Redis runs
+    /// them last in the transaction, right after the lock's own commands, and
+    /// EXEC's reply carries their answers at its end, which are taken off
+    /// before the lock sees it. A transaction has no instant before its
+    /// commands apart from its own, so the instant it ran at is the trailing
+    /// `TIME`'s, both ways: a TTL it set reads as asked or a millisecond short
+    /// ([`SHORT_SLACK_MS`]). A transaction Redis aborted (nil, or an error)
+    /// ran nothing, and the reply is Redis's own.
+    pub fn send_exec(
+        &self,
+        con: &mut Connection,
+        packed: &[u8],
+    ) -> (RedisResult<redis::Value>, Sighting) {
+        let mut all = Vec::with_capacity(self.tail.len() + packed.len());
+        all.extend_from_slice(&self.tail);
+        all.extend_from_slice(packed);
+        // The tail's QUEUED, then EXEC's own reply.
+        let queued = self.replies - 2;
+        match redis::ConnectionLike::req_packed_commands(con, &all, queued, 1) {
+            Ok(mut replies) => match replies.pop() {
+                Some(redis::Value::Array(mut values)) if values.len() >= queued => {
+                    let tail = values.split_off(values.len() - queued);
+                    let mut tail = tail.into_iter();
+                    let at = tail.next().and_then(time_ms);
+                    let expiries = tail
+                        .map(|r| match r {
+                            redis::Value::Int(at) => Some(at),
+                            _ => None,
+                        })
+                        .collect();
+                    let sighting = Sighting {
+                        ran_at: at.map(|at| (at, at)),
+                        expiries,
+                    };
+                    (Ok(redis::Value::Array(values)), sighting)
+                }
+                reply => (Ok(reply.unwrap_or(redis::Value::Nil)), Sighting::default()),
+            },
             Err(e) => (Err(e), Sighting::default()),
         }
     }

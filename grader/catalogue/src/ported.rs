@@ -9,7 +9,8 @@
 //! expiry computed from it), a question to the server about its replicas
 //! (`INFO replication`, `WAIT`), a millisecond more than the TTL. The correct
 //! ones must pass every check ([`ALL`]); the wrong ones
-//! ([`PLAIN_DEL_FUNCTION`], [`SHORT_TTL`], [`SHORT_PXAT`])
+//! ([`PLAIN_DEL_FUNCTION`], [`SHORT_TTL`], [`SHORT_PXAT`],
+//! [`SHORT_TRANSACTION`])
 //! are listed in [`super::wrong`] with the check that catches them.
 
 use std::time::Duration;
@@ -73,6 +74,11 @@ pub const ALL: &[Lock] = &[
         acquire: timed::redis_time_pxat_script,
         ..REFERENCE
     },
+    Lock {
+        name: "acquire in a transaction asking a millisecond more",
+        acquire: timed::transaction_one_ms_more,
+        ..REFERENCE
+    },
 ];
 
 /// Tokens of 20 base-36 digits: about 103 random bits, short of the 120
@@ -95,6 +101,14 @@ pub const SHORT_TTL: Lock = Lock {
 pub const SHORT_PXAT: Lock = Lock {
     name: "PXAT from Redis TIME 100 ms short",
     acquire: timed::redis_time_pxat_short,
+    ..REFERENCE
+};
+
+/// [`timed::transaction_one_ms_more`]'s lock asking 100 ms less than the
+/// TTL instead.
+pub const SHORT_TRANSACTION: Lock = Lock {
+    name: "transaction acquire 100 ms short",
+    acquire: timed::transaction_hundred_ms_short,
     ..REFERENCE
 };
 

@@ -206,7 +206,7 @@ fn graders_step(
     if let Some(branch) = model::apply(&before, &op, None).into_iter().next() {
         *model = branch.state;
     }
-    let diffs = model::compare(&before, model, &observed, baseline);
+    let diffs = model::compare(&before, model, &observed, baseline, op.sets_a_ttl());
     let now_ms = model.now_ms;
     let end = (!diffs.is_empty()).then(|| {
         let calls = [text.clone()];

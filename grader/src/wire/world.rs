@@ -47,6 +47,10 @@ pub(super) struct OnWorld {
     /// The lock's code opened a `MULTI` with a command of its own: until its
     /// `EXEC` or `DISCARD`, a `TIME` sent ahead would be queued with it.
     in_multi: bool,
+    /// In the lock's `MULTI`: the anchor of the first instant a queued
+    /// command carried to the real line ([`super::timing::to_real_line`]),
+    /// and virtual now when it was queued.
+    multi_moved: Option<(u64, u64)>,
     /// The real millisecond by Redis's clock that the last command not
     /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
     ran_at_ms: Option<RanAt>,
@@ -94,6 +98,7 @@ impl OnWorld {
             namespace,
             ledger,
             in_multi: false,
+            multi_moved: None,
             ran_at_ms: None,
             frame: TimedFrame::new(&timed),
         })
@@ -256,7 +261,10 @@ impl OnWorld {
     fn follow_named(&mut self, command: &str) {
         match command {
             "MULTI" => self.in_multi = true,
-            "EXEC" | "DISCARD" => self.in_multi = false,
+            "EXEC" | "DISCARD" => {
+                self.in_multi = false;
+                self.multi_moved = None;
+            }
             _ => {}
         }
     }
@@ -290,10 +298,27 @@ impl OnWorld {
             let real_line = super::timing::to_real_line(&one.args, now_ms, received_ms);
             let out = super::show::pack(real_line.as_ref().map_or(&one.args, |r| &r.args));
             let opens_multi = command == "MULTI";
-            let reply = if self.in_multi || opens_multi {
+            let reply = if self.in_multi && command == "EXEC" {
+                // The clock's reads go inside the transaction, at its end.
+                let (reply, seen) = self.frame.send_exec(&mut self.inner, &out);
+                self.ran_at_ms = match self.multi_moved {
+                    // An instant queued in it went to the real line from the anchor it
+                    // was queued at; virtual time may have moved since.
+                    Some((anchor_ms, queued_ms)) => {
+                        let at = anchor_ms + now_ms.saturating_sub(queued_ms);
+                        Some((at, at))
+                    }
+                    None => seen.ran_at,
+                };
+                sighting.expiries = seen.expiries;
+                reply
+            } else if self.in_multi || opens_multi {
                 // Anything sent behind it would be queued in the transaction.
                 if opens_multi {
                     self.ran_at_ms = None;
+                }
+                if let Some(moved) = real_line.as_ref().filter(|_| self.in_multi) {
+                    self.multi_moved.get_or_insert((moved.anchor_ms, now_ms));
                 }
                 self.inner.req_packed_command(&out)
             } else {
