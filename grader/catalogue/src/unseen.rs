@@ -6,7 +6,7 @@
 //! sent twice, a counter whose name is not the lock's plus `:fence`, time
 //! that runs out for the counter or the row, a client taking the lock in a
 //! gap that lasts one command, a failed command followed by another call on
-//! the same connection). Their entries are in
+//! the same connection, a TTL that is no multiple of 100 ms). Their entries are in
 //! [`super::wrong::ALL`], each naming the explorer check that catches it.
 
 use std::time::Duration;
@@ -187,6 +187,26 @@ pub fn expire_every_time<C: ConnectionLike>(
         .arg(key)
         .arg(ttl.as_millis() as u64)
         .exec(con)?;
+    Ok(taken.is_some())
+}
+
+/// The reference's `SET … NX PX`, with the TTL cut to a multiple of 100 ms
+/// (`ttl / 100 * 100`), as a lock that keeps its TTLs in tenths of a second
+/// does: every TTL the checks ask for (1.5 s, 10 s) is such a multiple.
+pub fn ttl_cut_to_100_ms<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let ms = ttl.as_millis() as u64 / 100 * 100;
+    let taken: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
+        .arg(ms)
+        .query(con)?;
     Ok(taken.is_some())
 }
 

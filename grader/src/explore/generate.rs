@@ -4,9 +4,10 @@
 //! guessed from one another; fence counters and row tokens just below a
 //! power of ten (9 → 10, 99 → 100) or near 2^53, the largest integer a Lua
 //! number holds exactly; rows missing, or missing a field; TTLs below a
-//! second and between whole seconds (multiples of 250 ms: the clock reads a
-//! round TTL exactly, however Redis's clock ticked, and the grader's own
-//! commands to the granularity of its look); the same value written twice,
+//! second, between whole seconds and off every grid (1,001, 1,337 and
+//! 2,999 ms: the clock reads a TTL to the millisecond, a client's and the
+//! grader's own alike, so that a lock that rounds or cuts the TTL it was
+//! handed shows); the same value written twice,
 //! the same token sent twice; waits that stop a millisecond before, at, or a
 //! millisecond after the lock's expiry, a quarter of a second either side,
 //! or pass every TTL a call could have set; and, in most calls of the
@@ -49,8 +50,11 @@ const FENCE_NAMES: &[&str] = &[
 const ROW_NAMES: &[&str] = &[
     "row", "acct:3", "balance", "state", "doc:17", "ledger", "cell", "record",
 ];
-/// TTLs in ms: below a second, between whole seconds, whole seconds.
-pub(super) const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 10_000, 30_000];
+/// TTLs in ms: below a second, between whole seconds, whole seconds, and a
+/// few on no grid at all.
+pub(super) const TTLS: &[u64] = &[
+    500, 750, 1000, 1001, 1250, 1337, 1500, 2000, 2500, 2999, 5000, 10_000, 30_000,
+];
 /// Longer than any TTL above: a wait this long lets everything expire.
 const PAST_EVERY_TTL: u64 = 61_000;
 /// How many ticks a keeper's history goes on for once the lock is lost.
@@ -145,9 +149,74 @@ pub fn history(exercise: Subject, seed: u64) -> History {
     for _ in 0..steps {
         let step = next_step(&mut rng, &h, &state);
         follow(&h, &mut state, &step);
+        let again = try_again(&mut rng, &h, &state, &step);
         h.steps.push(step);
+        for step in again {
+            follow(&h, &mut state, &step);
+            h.steps.push(step);
+        }
     }
     h
+}
+
+/// What a client whose call under test met a fault often does next, as an
+/// application does after an error: it backs off a while, then calls again,
+/// taking the lock first when the call needs it held (a release, a renewal)
+/// and it no longer holds it. The retry meets what the failed call left on
+/// the connection (a `WATCH`, a half-read reply) with the key changed in
+/// between, where such leftovers show. `state` is the model's after `step`.
+fn try_again(rng: &mut Rng, h: &History, state: &State, step: &Step) -> Vec<Step> {
+    let Step::Call {
+        client,
+        call,
+        step_in: Some(StepIn {
+            actor: Actor::Fault(_),
+            ..
+        }),
+    } = step
+    else {
+        return Vec::new();
+    };
+    if !h.exercise.tests(call) || !rng.chance(1, 2) {
+        return Vec::new();
+    }
+    let mut state = state.clone();
+    let mut again = Vec::new();
+    let mut push = |state: &mut State, step: Step| {
+        follow(h, state, &step);
+        again.push(step);
+    };
+    if rng.chance(1, 2) {
+        let backoff = Step::Wait(wait(rng, &state));
+        push(&mut state, backoff);
+    }
+    let holds = state
+        .lock
+        .as_ref()
+        .is_some_and(|held| h.tokens[*client] == held.token);
+    if matches!(call, Call::Release | Call::Extend { .. }) && !holds {
+        let acquire = Call::Acquire {
+            ttl_ms: rng.pick(TTLS),
+        };
+        if state.lock.is_some() || !within_contract(h, &state, *client, &acquire) {
+            return again;
+        }
+        let step = Step::Call {
+            client: *client,
+            call: acquire,
+            step_in: None,
+        };
+        push(&mut state, step);
+    } else if !within_contract(h, &state, *client, call) {
+        return again;
+    }
+    let step = Step::Call {
+        client: *client,
+        call: *call,
+        step_in: None,
+    };
+    push(&mut state, step);
+    again
 }
 
 /// A number near where decimal strings and Lua numbers go wrong.
@@ -301,14 +370,21 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
     };
     let tested = h.exercise.tests(&call);
     // A command of the call fails: mostly the first, which is often the only one.
-    // Release and renewal are called less often than they are set up for.
+    // Release and renewal are called less often than they are set up for. A
+    // release, faulted most often, meets the fault at a later command half the
+    // time: a release written as a check, then a delete (`WATCH`, `GET`, a
+    // transaction) leaves the most behind when one of those fails.
     let (n, d) = match h.exercise {
         Subject::Release => (1, 2),
         Subject::Extend => (9, 20),
         _ => (1, 3),
     };
+    let at: &[usize] = match h.exercise {
+        Subject::Release => &[0, 0, 1, 2],
+        _ => &[0, 0, 0, 1],
+    };
     let fault = (tested && rng.chance(n, d)).then(|| StepIn {
-        before: rng.pick(&[0, 0, 0, 1]),
+        before: rng.pick(at),
         actor: Actor::Fault(rng.pick(&Fault::ALL)),
     });
     let step_in = fault.or_else(|| {

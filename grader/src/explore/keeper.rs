@@ -21,8 +21,11 @@ use crate::model::keeper::WRONG_TYPE;
 use crate::model::{State, Touch};
 use crate::wire::Fault;
 
-/// The leases a keeper keeps, in ms: some divide by three, some do not.
-const LEASES: &[u64] = &[750, 1000, 1250, 1500, 2000, 2500, 3000, 6000, 10_000];
+/// The leases a keeper keeps, in ms: some divide by three, some do not, and
+/// some lie on no grid.
+const LEASES: &[u64] = &[
+    750, 1000, 1250, 1337, 1500, 2000, 2500, 2999, 3000, 6000, 10_000,
+];
 
 /// The keeper's client: A.
 const KEEPER: usize = 0;

@@ -24,6 +24,14 @@ use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
 
+/// How long before a command reached the wire its lock most likely read its
+/// own clock, when the command carries an instant of the wall clock, in ms:
+/// the middle of what the clock's slack admits either way
+/// ([`crate::clock::as_asked`]: a millisecond short to two over), so that a
+/// TTL asked for reads as asked whether the lock read its clock at once or up
+/// to 3 ms before the command came.
+const LIKELY_LEAD_MS: u64 = 2;
+
 /// What the lock's code hears when it goes on after its check has ended
 /// (a call that was abandoned for taking too long).
 const CHECK_OVER: &str = "this check is over: the grader stopped waiting for this call";
@@ -51,6 +59,9 @@ pub(super) struct OnWorld {
     /// command carried to the real line ([`super::timing::to_real_line`]),
     /// and virtual now when it was queued.
     multi_moved: Option<(u64, u64)>,
+    /// In the lock's `MULTI`: the TTLs its queued commands may ask for
+    /// ([`crate::clock::asked_in`]).
+    multi_asked: Vec<u64>,
     /// The real millisecond by Redis's clock that the last command not
     /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
     ran_at_ms: Option<RanAt>,
@@ -99,6 +110,7 @@ impl OnWorld {
             ledger,
             in_multi: false,
             multi_moved: None,
+            multi_asked: Vec::new(),
             ran_at_ms: None,
             frame: TimedFrame::new(&timed),
         })
@@ -264,6 +276,7 @@ impl OnWorld {
             "EXEC" | "DISCARD" => {
                 self.in_multi = false;
                 self.multi_moved = None;
+                self.multi_asked.clear();
             }
             _ => {}
         }
@@ -311,14 +324,20 @@ impl OnWorld {
                     None => seen.ran_at,
                 };
                 sighting.expiries = seen.expiries;
+                sighting.asked = std::mem::take(&mut self.multi_asked);
                 reply
             } else if self.in_multi || opens_multi {
                 // Anything sent behind it would be queued in the transaction.
                 if opens_multi {
                     self.ran_at_ms = None;
                 }
-                if let Some(moved) = real_line.as_ref().filter(|_| self.in_multi) {
-                    self.multi_moved.get_or_insert((moved.anchor_ms, now_ms));
+                if self.in_multi {
+                    if let Some(moved) = &real_line {
+                        self.multi_moved.get_or_insert((moved.anchor_ms, now_ms));
+                    }
+                    // What it may ask for, read when the transaction runs.
+                    let asked = crate::clock::asked_in([one.args.as_slice()]);
+                    self.multi_asked.extend(asked);
                 }
                 self.inner.req_packed_command(&out)
             } else {
@@ -327,12 +346,15 @@ impl OnWorld {
                     // Its instants were put on the real line from this anchor.
                     Some((moved.anchor_ms, moved.anchor_ms))
                 } else if super::timing::names_an_instant(&one.args, received_ms) {
-                    // The lock read its clock a little before: up to 5 ms earlier.
+                    // The lock read its clock a little before: up to 5 ms earlier, most
+                    // likely within 2 ms (a round TTL reads exactly anywhere in the 5).
+                    sighting.likely = Some(received_ms.saturating_sub(LIKELY_LEAD_MS));
                     Some((received_ms.saturating_sub(5), received_ms))
                 } else {
                     seen.ran_at
                 };
                 sighting.expiries = seen.expiries;
+                sighting.asked = crate::clock::asked_in([one.args.as_slice()]);
                 reply
             };
             sighting.ran_at = self.ran_at_ms;
@@ -389,12 +411,7 @@ impl OnWorld {
             .collect();
         let sent = Instant::now();
         // Round trips of their own: a TIME inside the pipeline would shift its replies.
-        let time = |inner: &mut Connection| {
-            redis::cmd("TIME")
-                .query::<Value>(inner)
-                .ok()
-                .and_then(crate::clock::time_ms)
-        };
+        let time = crate::clock::read_time;
         let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
         let replies = self.inner.req_packed_commands(&out, offset, count);
         self.follow_multi(&args);
@@ -410,7 +427,8 @@ impl OnWorld {
             .map_err(|e| e.clone());
         let sighting = Sighting {
             ran_at: self.ran_at_ms,
-            expiries: None,
+            asked: crate::clock::asked_in(args.iter().map(Vec::as_slice)),
+            ..Sighting::default()
         };
         if self.after_command(tally, &unpack(&label), &shown, sent, &sighting)?
             && let Some(error) = self.reply_taken(&name)
