@@ -175,7 +175,8 @@ pub fn delete_and_put_back<C: ConnectionLike>(
 }
 
 /// `SET NX`, then a PEXPIRE whatever the answer: a refused attempt
-/// refreshes the holder's TTL.
+/// refreshes the holder's TTL, and a failure between the two leaves a lock
+/// without one.
 pub fn expire_every_time<C: ConnectionLike>(
     con: &mut C,
     key: &str,

@@ -207,13 +207,16 @@ pub fn step_in_action(
             )))
         }),
         Actor::Fault(fault) => Box::new(move |_| Ok(Fired::Fault(fault))),
-        Actor::Client { client, moves } => {
-            let token = h.tokens[client].clone();
+        Actor::Client {
+            client,
+            token,
+            moves,
+        } => {
             let shown: Vec<Option<String>> = moves
                 .iter()
                 .map(|m| match m {
                     Move::ExpireLock => None,
-                    Move::Call(c) => Some(c.show(h, client)),
+                    Move::Call(c) => Some(c.show(h, client, &token)),
                 })
                 .collect();
             Box::new(move |world: &mut World| {
