@@ -10,8 +10,8 @@
 //! (`INFO replication`, `WAIT`), a millisecond more than the TTL. The correct
 //! ones must pass every check ([`ALL`]); the wrong ones
 //! ([`PLAIN_DEL_FUNCTION`], [`SHORT_TTL`], [`SHORT_PXAT`],
-//! [`SHORT_TRANSACTION`])
-//! are listed in [`super::wrong`] with the check that catches them.
+//! [`SHORT_TRANSACTION`], [`BASE36_TOKENS`], [`FLOAT_DIGIT_TOKENS`]) are
+//! listed in [`super::wrong`] with the check that catches them.
 
 use std::time::Duration;
 
@@ -86,6 +86,15 @@ pub const ALL: &[Lock] = &[
 pub const BASE36_TOKENS: Lock = Lock {
     name: "20 base-36 digits as tokens",
     new_token: base36_token,
+    ..REFERENCE
+};
+
+/// JavaScript's `Math.random().toString(36).substring(2)` as V8 printed it
+/// until 2017, the token of many an old lock library: 52 random bits as 20
+/// to 26 base-36 digits, which look like 103 to 134.
+pub const FLOAT_DIGIT_TOKENS: Lock = Lock {
+    name: "Math.random().toString(36) tokens",
+    new_token: math_random_base36,
     ..REFERENCE
 };
 
@@ -376,4 +385,25 @@ fn base62_token() -> String {
 /// 20 base-36 digits: about 103 random bits.
 fn base36_token() -> String {
     random_text(b"0123456789abcdefghijklmnopqrstuvwxyz", 20)
+}
+
+/// `Math.random()` (a double of 52 random bits in [0, 1), as V8's
+/// xorshift128+ makes it: the bits over 2^52), printed in base 36 as V8's
+/// `Number.prototype.toString(36)` printed a fraction until 2017: times 36
+/// in a double, the integer part a digit, until nothing is left; the digits
+/// after `0.`.
+fn math_random_base36() -> String {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).expect("the operating system's random source failed");
+    let bits = u64::from_le_bytes(bytes) >> 12;
+    let mut fraction = bits as f64 / (1u64 << 52) as f64;
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = String::new();
+    while fraction > 0.0 {
+        fraction *= 36.0;
+        let digit = fraction.floor();
+        out.push(digits[digit as usize] as char);
+        fraction -= digit;
+    }
+    out
 }

@@ -42,6 +42,11 @@ pub const ALL: &[Wrong] = &[
         breaks: Property::TokensUnguessable,
     },
     Wrong {
+        lock: super::ported::FLOAT_DIGIT_TOKENS,
+        fails: "token::unguessable",
+        breaks: Property::TokensUnguessable,
+    },
+    Wrong {
         lock: Lock {
             name: "64-bit token",
             new_token: short_token,
