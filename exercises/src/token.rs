@@ -14,14 +14,18 @@
 /// characters of base 36 are only 103 bits.
 ///
 /// The grader counts how many bits of your tokens are random, whatever their
-/// encoding, but it cannot see where the bits came from. A generator seeded
-/// from the clock (or from a fixed number), a hash of a counter, or the long
-/// digits of a random float (JavaScript's `Math.random().toString(36)`: 52
-/// random bits spread over 20 or more digits) print tokens that look as
-/// random as real ones, yet anyone who knows roughly when the generator was
-/// seeded, or which float came out, can replay them. Only the operating
-/// system's random source will do; the checks cannot tell the difference, so
-/// that part is up to you.
+/// encoding, but it cannot see where the bits came from. One disguise it
+/// does see: the digits of a random double printed to the last, as
+/// JavaScript's `Math.random().toString(36)` printed them (52 random bits
+/// spread over 20 to 26 digits). Read as a fraction in their base, such
+/// digits are a binary fraction of at most 53 significant bits, which
+/// random tokens almost never are, and when one token in ten or more is,
+/// the grader fails them. Others it cannot see: a generator seeded from the
+/// clock (or from a fixed number), a hash of a counter, or several floats
+/// side by side print tokens that look as random as real ones, yet anyone
+/// who knows roughly when the generator was seeded, or which floats came
+/// out, can replay them. Only the operating system's random source will do;
+/// the checks cannot tell those apart, so that part is up to you.
 ///
 /// Checks: `cargo test -p exercises token::`
 pub fn new_token() -> String {

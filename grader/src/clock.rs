@@ -70,9 +70,12 @@ pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
 }
 
 /// The resolution of a TTL read at the look rather than from the instant its
-/// command ran (the grader's own commands, a command inside a `MULTI` the
-/// lock's code opened): rounded up to a multiple of this, which absorbs the
-/// real milliseconds until the look. The grader's own TTLs are multiples of it.
+/// command ran (the grader's own commands, a pipeline the lock's code sent
+/// inside a `MULTI` it opened with a command of its own): rounded up to a
+/// multiple of this, which absorbs the real milliseconds until the look. The
+/// grader's own TTLs are multiples of it. A lock's own transaction is read to
+/// the millisecond: its `EXEC` carries the clock's reads
+/// ([`TimedFrame::send_exec`]).
 const LOOK_RESOLUTION_MS: u64 = 250;
 
 /// The least real TTL a timed key gets at a move of virtual time, in ms,
@@ -83,8 +86,8 @@ const LOOK_RESOLUTION_MS: u64 = 250;
 pub const FLOOR_MS: u64 = 337;
 
 /// How much real time may pass between a command whose real instant the wire
-/// could not read (one sent inside a `MULTI` it opened with a command of its
-/// own) and the clock's look at it, in ms.
+/// could not read (a pipeline sent inside a `MULTI` the lock opened with a
+/// command of its own) and the clock's look at it, in ms.
 const ABSORBED_MS: u64 = 250;
 
 /// What the clock knows about one key's expiry, in virtual milliseconds.
@@ -106,11 +109,15 @@ pub enum Expiry {
 /// KEYS[1] is the clock's hash, KEYS[2..] the timed keys;
 /// ARGV[1] is virtual now, ARGV[2] the resolution, ARGV[3] and ARGV[4] the
 /// real instants just before and just after the command ran (-1: unknown,
-/// take now), all in milliseconds. Between the two, the TTL the command set
-/// is any of a few milliseconds' range; the roundest of them is taken (a
-/// multiple of 1000, 500, 250, 100, 50 or 10 ms, else the longest), so that
-/// the TTLs locks ask for, round numbers nearly always, read exactly even
-/// when Redis was held up between the two instants.
+/// take now), ARGV[5] the likeliest real instant between them (-1: none,
+/// [`Sighting::likely`]), all in milliseconds; ARGV[6..] the TTLs the
+/// command may have asked for (the numbers it carried, [`Sighting::asked`]).
+/// Between the two instants, the TTL the command set is any of a few
+/// milliseconds' range: one it asked for is taken when the range holds it,
+/// else the roundest of them (a multiple of 1000, 500, 250 or 100
+/// ms), else the one from the likeliest instant, else the longest; so that a
+/// TTL reads exactly, odd or round, even when Redis was held up between the
+/// two instants.
 /// Returns `{ fresh, overrun, gap, real… }`: how many keys got a new TTL, how
 /// many had a real expiry that came before the clock said it would (real time
 /// ran ahead of virtual time), the real milliseconds since the last look, and
@@ -124,11 +131,18 @@ local time = redis.call("TIME")
 local now_real = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local before, after = tonumber(ARGV[3]), tonumber(ARGV[4])
 if before < 0 then before, after = now_real, now_real end
-local function roundest(lo, hi)
-    for _, m in ipairs({1000, 500, 250, 100, 50, 10}) do
+local likely = tonumber(ARGV[5])
+local asked = {}
+for i = 6, #ARGV do table.insert(asked, tonumber(ARGV[i])) end
+local function roundest(lo, hi, real)
+    for _, a in ipairs(asked) do
+        if a >= lo and a <= hi then return a end
+    end
+    for _, m in ipairs({1000, 500, 250, 100}) do
         local c = hi - (hi % m)
         if c >= lo then return c end
     end
+    if likely >= 0 then return math.min(math.max(real - likely, lo), hi) end
     return hi
 end
 local last = tonumber(redis.call("HGET", KEYS[1], "|last") or now_real)
@@ -148,7 +162,7 @@ for i = 2, #KEYS do
         end
         local virtual, left = real, 0
         if real >= 0 then
-            left = math.max(roundest(real - after, real - before), 0)
+            left = math.max(roundest(real - after, real - before, real), 0)
             virtual = now_virtual + math.ceil(left / resolution) * resolution
             fresh = fresh + 1
         end
@@ -217,6 +231,33 @@ pub struct Sighting {
     /// Each timed key's real expiry (`PEXPIRETIME`, in the clock's order)
     /// just after the command ran, if every one answered.
     pub expiries: Option<Vec<i64>>,
+    /// The TTLs, in ms, the command may have asked for: the numbers it
+    /// carried ([`asked_in`]). A TTL read between the two instants of
+    /// [`Sighting::ran_at`] is one of these when it can be.
+    pub asked: Vec<u64>,
+    /// The likeliest of the instants of [`Sighting::ran_at`], when one is
+    /// likelier than the others: a TTL neither asked for nor round is read
+    /// from it.
+    pub likely: Option<u64>,
+}
+
+/// How many numbers of a command the clock takes for TTLs it may have asked for.
+const MAX_ASKED: usize = 16;
+
+/// The TTLs, in ms, that the commands `args` may ask for: each number they
+/// carry up to a day, taken as milliseconds and as seconds (`EX`, `EXPIRE`);
+/// at most [`MAX_ASKED`] of them.
+pub fn asked_in<'a>(commands: impl IntoIterator<Item = &'a [Vec<u8>]>) -> Vec<u64> {
+    const DAY_MS: u64 = 86_400_000;
+    commands
+        .into_iter()
+        .flat_map(|args| args.iter().skip(1))
+        .filter_map(|a| std::str::from_utf8(a).ok()?.parse::<u64>().ok())
+        .filter(|&n| (1..=DAY_MS).contains(&n))
+        .flat_map(|n| [Some(n), (n <= DAY_MS / 1_000).then_some(n * 1_000)])
+        .flatten()
+        .take(MAX_ASKED)
+        .collect()
 }
 
 /// The commands put around a client command, packed once for a connection
@@ -275,6 +316,7 @@ impl TimedFrame {
                 let sighting = Sighting {
                     ran_at: before.zip(after),
                     expiries,
+                    ..Sighting::default()
                 };
                 (Ok(reply), sighting)
             }
@@ -285,6 +327,64 @@ impl TimedFrame {
             Err(e) => (Err(e), Sighting::default()),
         }
     }
+}
+
+impl TimedFrame {
+    /// Sends the lock's own `EXEC` (`packed`) on `con`, inside whose
+    /// transaction the frame's trailing commands are queued first: Redis runs
+    /// them last in the transaction, right after the lock's own commands, and
+    /// EXEC's reply carries their answers at its end, which are taken off
+    /// before the lock sees it. A transaction has no instant before its
+    /// commands apart from its own: it ran within the trailing `TIME`'s
+    /// millisecond or the one before, and a TTL it set reads as asked when
+    /// the caller names what it asked ([`Sighting::asked`]), else a
+    /// millisecond off at worst. A transaction Redis aborted (nil, or an
+    /// error) ran nothing, and the reply is Redis's own.
+    pub fn send_exec(
+        &self,
+        con: &mut Connection,
+        packed: &[u8],
+    ) -> (RedisResult<redis::Value>, Sighting) {
+        let mut all = Vec::with_capacity(self.tail.len() + packed.len());
+        all.extend_from_slice(&self.tail);
+        all.extend_from_slice(packed);
+        // The tail's QUEUED, then EXEC's own reply.
+        let queued = self.replies - 2;
+        match redis::ConnectionLike::req_packed_commands(con, &all, queued, 1) {
+            Ok(mut replies) => match replies.pop() {
+                Some(redis::Value::Array(mut values)) if values.len() >= queued => {
+                    let tail = values.split_off(values.len() - queued);
+                    let mut tail = tail.into_iter();
+                    let at = tail.next().and_then(time_ms);
+                    let expiries = tail
+                        .map(|r| match r {
+                            redis::Value::Int(at) => Some(at),
+                            _ => None,
+                        })
+                        .collect();
+                    // Redis ran the transaction's commands before the `TIME` that
+                    // ends it, within its millisecond or the one before.
+                    let sighting = Sighting {
+                        ran_at: at.map(|at| (at.saturating_sub(1), at)),
+                        expiries,
+                        ..Sighting::default()
+                    };
+                    (Ok(redis::Value::Array(values)), sighting)
+                }
+                reply => (Ok(reply.unwrap_or(redis::Value::Nil)), Sighting::default()),
+            },
+            Err(e) => (Err(e), Sighting::default()),
+        }
+    }
+}
+
+/// Redis's clock, in ms, read in a round trip of its own on `con`; `None`
+/// if `TIME` did not answer.
+pub fn read_time(con: &mut Connection) -> Option<u64> {
+    redis::cmd("TIME")
+        .query::<redis::Value>(con)
+        .ok()
+        .and_then(time_ms)
 }
 
 /// A `TIME` reply in milliseconds.
@@ -339,7 +439,7 @@ impl Clock {
     /// Notes TTLs set since the last call; run after the grader's own
     /// commands.
     pub fn settle(&mut self, con: &mut Connection) -> Result<(), GradeError> {
-        self.look(con, None, None)
+        self.look(con, None, &Sighting::default())
     }
 
     /// Like [`Clock::settle`], after a client command sent at `sent` that ran
@@ -359,25 +459,27 @@ impl Clock {
         if sighting.expiries.is_some() && sighting.expiries == self.seen {
             return Ok(());
         }
-        self.look(con, Some(sent), sighting.ran_at)
+        self.look(con, Some(sent), sighting)
     }
 
     fn look(
         &mut self,
         con: &mut Connection,
         sent: Option<Instant>,
-        ran_at_ms: Option<RanAt>,
+        sighting: &Sighting,
     ) -> Result<(), GradeError> {
         self.seen = None;
         let looked: Vec<i64> = with_scripts(con, &[&SETTLE], |con| {
-            self.look_command(ran_at_ms).query(con)
+            self.look_command(sighting).query(con)
         })?;
-        self.noted(&looked, sent, ran_at_ms)
+        self.noted(&looked, sent, sighting.ran_at)
     }
 
     /// The look as one command (`EVALSHA` of the clock's script), to send on
-    /// its own or in a pipeline; [`Clock::noted`] reads its answer.
-    fn look_command(&self, ran_at_ms: Option<RanAt>) -> redis::Cmd {
+    /// its own or in a pipeline, for a command seen as `sighting` (or none:
+    /// the default); [`Clock::noted`] reads its answer.
+    fn look_command(&self, sighting: &Sighting) -> redis::Cmd {
+        let ran_at_ms = sighting.ran_at;
         let (before, after) = ran_at_ms.map_or((-1, -1), |(b, a)| (b as i64, a as i64));
         let resolution = match ran_at_ms {
             Some(_) => RESOLUTION_MS,
@@ -390,7 +492,9 @@ impl Clock {
             .arg(self.now_ms)
             .arg(resolution)
             .arg(before)
-            .arg(after);
+            .arg(after)
+            .arg(sighting.likely.map_or(-1, |at| at as i64))
+            .arg(&sighting.asked);
         cmd
     }
 
@@ -454,7 +558,7 @@ impl Clock {
                 .arg(read.get_hash())
                 .arg(keys.len())
                 .arg(keys);
-            pipe.add_command(self.look_command(None));
+            pipe.add_command(self.look_command(&Sighting::default()));
             pipe.cmd("HMGET").arg(&self.keys[0]).arg(&fields);
             pipe.query::<(T, Vec<i64>, Vec<Option<i64>>)>(con)
         })?;

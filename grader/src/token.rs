@@ -12,9 +12,11 @@
 //! a weak one fails on every run, not by luck.
 //!
 //! What the count cannot see: bits derived from few others by a non-linear
-//! function look random to it. A hash of a counter, the digits of a random
-//! float, or a pseudo-random generator seeded from the clock (or from a
-//! constant), prints tokens that pass. Only code review, or drawing in fresh processes under a frozen
+//! function look random to it. One such function it knows: the digits of a
+//! random double printed to the last ([`float`]), which a second test finds.
+//! A hash of a counter, several floats side by side, or a pseudo-random
+//! generator seeded from the clock (or from a constant), prints tokens that
+//! pass. Only code review, or drawing in fresh processes under a frozen
 //! clock, tells them apart; the exercise text says so.
 //!
 //! Hostile output is bounded: a token longer than [`MAX_CHARS`] fails
@@ -23,6 +25,7 @@
 //! [`DRAW_BUDGET`] bytes, so a megabyte token costs milliseconds, not
 //! minutes and gigabytes.
 
+pub mod float;
 pub mod rank;
 pub mod reading;
 
@@ -141,7 +144,23 @@ pub fn guessable(drawn: &Drawn) -> Option<Violation> {
         format!("draw {} of {DRAWS} returned an empty token", n + 1)
     } else {
         match read(&drawn.tokens) {
-            Reading::Bits { random, .. } if random >= MIN_BITS => return None,
+            Reading::Bits { random, .. } if random >= MIN_BITS => {
+                let float = float::float_digits(&drawn.tokens)?;
+                let base = float.base;
+                format!(
+                    "your tokens (e.g. {}) carry at most {} random bits, read as the digits of \
+                     a random double in base {base}: one in {} or more of them, read as a \
+                     fraction in base {base}, is a binary fraction of at most {} significant \
+                     bits, as a double printed to its last digit is (JavaScript's \
+                     `Math.random().toString(36)`), and random tokens almost never are; a good \
+                     token carries {MIN_BITS} or more, like 20 random bytes as 40 \
+                     hex digits",
+                    shown(&float.example),
+                    float::DOUBLE_BITS,
+                    float::SHARE,
+                    float::DOUBLE_BITS,
+                )
+            }
             Reading::Bits {
                 random,
                 encoding,

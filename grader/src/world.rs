@@ -267,6 +267,30 @@ impl World {
         self.clock.settle_after(&mut self.con, sent, sighting)
     }
 
+    /// Runs `f`, commands of the grader's own on its connection, between two
+    /// `TIME`s, and notes the TTLs they set to the millisecond: each the one
+    /// of `asked` (in ms) that fits between the two instants, when one does
+    /// ([`crate::clock::Sighting::asked`]). What a client command set before is
+    /// noted first, from its own instant.
+    pub fn timed<T>(
+        &mut self,
+        asked: &[u64],
+        f: impl FnOnce(&mut Connection) -> Result<T, GradeError>,
+    ) -> Result<T, GradeError> {
+        self.settle()?;
+        let before = crate::clock::read_time(&mut self.con);
+        let value = f(&mut self.con)?;
+        let after = crate::clock::read_time(&mut self.con);
+        let sighting = crate::clock::Sighting {
+            ran_at: before.zip(after),
+            asked: asked.to_vec(),
+            ..crate::clock::Sighting::default()
+        };
+        self.clock
+            .settle_after(&mut self.con, std::time::Instant::now(), &sighting)?;
+        Ok(value)
+    }
+
     /// The keys on the virtual clock, whose expiry a client command's round
     /// trip reads back for it ([`crate::clock::TimedFrame`]).
     pub fn timed_keys(&self) -> &[String] {
@@ -463,5 +487,29 @@ mod tests {
             assert_eq!(lock_expiry, Expiry::At(5_000), "round {round}");
             assert_eq!(fence_expiry, Expiry::Missing, "round {round}");
         }
+    }
+
+    /// A TTL on no grid that the grader sets itself reads to the millisecond,
+    /// however long real time ran around the command: the one asked for is
+    /// taken from the range the two `TIME`s leave.
+    #[test]
+    fn an_odd_ttl_the_grader_sets_reads_as_asked() {
+        let mut world = World::open().expect("a world on the test's server");
+        let lock = world.keys.lock.clone();
+        world
+            .timed(&[1_337], |con| {
+                // Real time runs on either side of the command.
+                std::thread::sleep(std::time::Duration::from_millis(30));
+                redis::cmd("SET")
+                    .arg(&lock)
+                    .arg("tok")
+                    .arg("PX")
+                    .arg(1_337)
+                    .exec(con)?;
+                std::thread::sleep(std::time::Duration::from_millis(30));
+                Ok(())
+            })
+            .expect("the grader's SET");
+        assert_eq!(world.lock_expiry().expect("its expiry"), Expiry::At(1_337));
     }
 }

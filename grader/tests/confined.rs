@@ -285,3 +285,42 @@ fn time_is_the_virtual_clock_s() {
         .expect("40 s pass");
     assert_eq!(now(&mut wire) - before, 40_000);
 }
+
+#[test]
+fn an_expiry_computed_from_time_holds_on_the_virtual_clock() {
+    let world = World::open().expect("a world").shared();
+    let lock = grader::world::enter(&world).keys.lock.clone();
+    let mut wire = Wire::open(&world).expect("a wire");
+    let (secs, micros): (u64, u64) = redis::cmd("TIME").query(&mut wire).expect("TIME");
+    let now = secs * 1_000 + micros / 1_000;
+    let set: Option<String> = redis::cmd("SET")
+        .arg(&lock)
+        .arg("token")
+        .arg("NX")
+        .arg("PXAT")
+        .arg(now + 1_500)
+        .query(&mut wire)
+        .expect("SET");
+    assert_eq!(set.as_deref(), Some("OK"));
+    // Read back on the line it was written on, to the millisecond.
+    let at: u64 = redis::cmd("PEXPIRETIME")
+        .arg(&lock)
+        .query(&mut wire)
+        .expect("PEXPIRETIME");
+    assert_eq!(at, now + 1_500);
+    let left: u64 = redis::cmd("PTTL")
+        .arg(&lock)
+        .query(&mut wire)
+        .expect("PTTL");
+    assert_eq!(left, 1_500);
+    grader::world::enter(&world)
+        .advance_by(1_400)
+        .expect("time passes");
+    let still: Option<String> = wire.get(&lock).expect("GET");
+    assert_eq!(still.as_deref(), Some("token"));
+    grader::world::enter(&world)
+        .advance_by(100)
+        .expect("time passes");
+    let gone: Option<String> = wire.get(&lock).expect("GET");
+    assert_eq!(gone, None);
+}

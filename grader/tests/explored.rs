@@ -96,6 +96,7 @@ const ONLY_THE_EXPLORER_CATCHES: &[&str] = &[
     "counter with a TTL",
     "release that deletes and puts back",
     "WATCH release that keeps its WATCH after an error",
+    "TTL truncated to a multiple of 100 ms",
 ];
 
 #[test]

@@ -76,6 +76,30 @@ fn acquire_that_asks_a_millisecond_more() {
 }
 
 #[test]
+fn acquire_timed_by_redis_s_clock_with_pxat() {
+    passes(
+        "acquire timed by Redis's clock, with PXAT",
+        &["acquire", "scenarios"],
+    );
+}
+
+#[test]
+fn acquire_timed_by_redis_s_clock_pxat_in_a_script() {
+    passes(
+        "acquire timed by Redis's clock, PXAT in a script",
+        &["acquire", "scenarios"],
+    );
+}
+
+#[test]
+fn acquire_in_a_transaction_asking_a_millisecond_more() {
+    passes(
+        "acquire in a transaction asking a millisecond more",
+        &["acquire", "scenarios"],
+    );
+}
+
+#[test]
 fn acquire_that_cleans_up_with_its_own_token_when_refused() {
     passes(
         "acquire that cleans up with its own token when refused",
@@ -90,5 +114,5 @@ fn base_62_tokens() {
 
 #[test]
 fn every_port_has_a_test_above() {
-    assert_eq!(ALL.len(), 8, "a new port needs its own test in this file");
+    assert_eq!(ALL.len(), 11, "a new port needs its own test in this file");
 }

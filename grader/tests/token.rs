@@ -1,8 +1,9 @@
 //! The token judge gives the same verdict on every run: every correct token
 //! in the catalogues (hex with or without leading zeros, decimal, base64,
 //! UUIDs, a prefix) passes, and every weak one (32 or 64 random bits, a
-//! clock, a counter, a value printed twice) fails, with the number of random
-//! bits its encoding really carries.
+//! clock, a counter, a value printed twice, a random double's digits) fails,
+//! with the number of random bits its encoding really carries, or, for the
+//! double's digits, however many the count finds.
 //!
 //! Each token is judged `TOKEN_RUNS` times (5 by default, to keep the suite
 //! quick). The full count is
@@ -27,6 +28,9 @@ fn runs() -> usize {
 enum Expect {
     Exactly(usize),
     AtMost(usize),
+    /// At least so many: the count alone would pass it, and the test of a
+    /// double's digits ([`token::float`]) fails it.
+    AtLeast(usize),
 }
 
 /// Draws and judges `new_token` `runs()` times; returns the verdicts' count
@@ -60,6 +64,10 @@ fn check_bits(name: &str, (least, most): (usize, usize), expect: &Expect) {
         Expect::AtMost(n) => assert!(
             most <= n,
             "{name}: expected at most {n} random bits, found up to {most}"
+        ),
+        Expect::AtLeast(n) => assert!(
+            least >= n,
+            "{name}: expected at least {n} random bits, found as few as {least}"
         ),
     }
 }
@@ -108,6 +116,9 @@ fn every_weak_token_fails_every_run_with_its_bits() {
         ("64 random bits printed twice", Expect::Exactly(64)),
         // 20 × log2(36) ≈ 103.4: 104 bit positions, the top one set in about a quarter of them.
         ("20 base-36 digits as tokens", Expect::AtMost(104)),
+        // 52 random bits k as 20 to 26 base-36 digits (k · 9^26 when printed
+        // exactly): the count finds about 129 bits mixed, the float test 52.
+        ("Math.random().toString(36) tokens", Expect::AtLeast(120)),
     ];
     let weak: Vec<_> = wrong::ALL
         .iter()

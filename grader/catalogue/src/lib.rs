@@ -16,7 +16,9 @@
 //! [`swallowed`] holds functions that turn a failed command into an answer,
 //! which the grader's faults catch.
 //! [`ported`] holds correct locks in the style of published libraries (Redis
-//! functions, second keys, `TIME`, `WAIT`), which must pass every check.
+//! functions, second keys, `TIME`, `WAIT`), which must pass every check;
+//! `timed` holds the code of those that set their expiry a way of their own
+//! (an instant from Redis's clock), and of their wrong twins.
 //! [`demos`] lists the timelines the book shows, some of them played with a
 //! wrong lock of this catalogue.
 //!
@@ -32,6 +34,7 @@ pub mod ported;
 pub mod redlock;
 pub mod renewal;
 pub mod swallowed;
+mod timed;
 pub mod unseen;
 pub mod variants;
 pub mod wrong;

@@ -5,17 +5,19 @@
 //! Each of these uses something the reference does not, as a published
 //! library does: a Redis function instead of a script, a second key (a signal
 //! list that wakes waiters), several keys set at once with `MSETNX` and
-//! compared with `GETRANGE`, Redis's own clock (`TIME`), a question to the
-//! server about its replicas (`INFO replication`, `WAIT`), a millisecond
-//! more than the TTL. The correct ones
-//! must pass every check ([`ALL`]); the wrong ones ([`PLAIN_DEL_FUNCTION`],
-//! [`SHORT_TTL`])
-//! are listed in [`super::wrong`] with the check that catches them.
+//! compared with `GETRANGE`, Redis's own clock (`TIME`, and an absolute
+//! expiry computed from it), a question to the server about its replicas
+//! (`INFO replication`, `WAIT`), a millisecond more than the TTL. The correct
+//! ones must pass every check ([`ALL`]); the wrong ones
+//! ([`PLAIN_DEL_FUNCTION`], [`SHORT_TTL`], [`SHORT_PXAT`],
+//! [`SHORT_TRANSACTION`], [`BASE36_TOKENS`], [`FLOAT_DIGIT_TOKENS`]) are
+//! listed in [`super::wrong`] with the check that catches them.
 
 use std::time::Duration;
 
 use redis::{ConnectionLike, RedisResult, Script};
 
+use super::timed;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
 
@@ -62,6 +64,21 @@ pub const ALL: &[Lock] = &[
         acquire: one_ms_more,
         ..REFERENCE
     },
+    Lock {
+        name: "acquire timed by Redis's clock, with PXAT",
+        acquire: timed::redis_time_pxat,
+        ..REFERENCE
+    },
+    Lock {
+        name: "acquire timed by Redis's clock, PXAT in a script",
+        acquire: timed::redis_time_pxat_script,
+        ..REFERENCE
+    },
+    Lock {
+        name: "acquire in a transaction asking a millisecond more",
+        acquire: timed::transaction_one_ms_more,
+        ..REFERENCE
+    },
 ];
 
 /// Tokens of 20 base-36 digits: about 103 random bits, short of the 120
@@ -72,10 +89,35 @@ pub const BASE36_TOKENS: Lock = Lock {
     ..REFERENCE
 };
 
+/// JavaScript's `Math.random().toString(36).substring(2)` as V8 printed it
+/// until 2017, the token of many an old lock library: 52 random bits as 20
+/// to 26 base-36 digits, which look like 103 to 134.
+pub const FLOAT_DIGIT_TOKENS: Lock = Lock {
+    name: "Math.random().toString(36) tokens",
+    new_token: math_random_base36,
+    ..REFERENCE
+};
+
 /// An acquire whose TTL falls 100 ms short of the one asked for.
 pub const SHORT_TTL: Lock = Lock {
     name: "TTL 100 ms short",
     acquire: hundred_ms_short,
+    ..REFERENCE
+};
+
+/// [`timed::redis_time_pxat`]'s lock with an instant 100 ms short of Redis's clock
+/// plus the TTL.
+pub const SHORT_PXAT: Lock = Lock {
+    name: "PXAT from Redis TIME 100 ms short",
+    acquire: timed::redis_time_pxat_short,
+    ..REFERENCE
+};
+
+/// [`timed::transaction_one_ms_more`]'s lock asking 100 ms less than the
+/// TTL instead.
+pub const SHORT_TRANSACTION: Lock = Lock {
+    name: "transaction acquire 100 ms short",
+    acquire: timed::transaction_hundred_ms_short,
     ..REFERENCE
 };
 
@@ -251,7 +293,7 @@ fn timed_extend<C: ConnectionLike>(
 }
 
 /// Redis's `TIME`, as a duration since the epoch.
-fn redis_now<C: ConnectionLike>(con: &mut C) -> RedisResult<Duration> {
+pub(super) fn redis_now<C: ConnectionLike>(con: &mut C) -> RedisResult<Duration> {
     let (secs, micros): (u64, u64) = redis::cmd("TIME").query(con)?;
     Ok(Duration::from_secs(secs) + Duration::from_micros(micros))
 }
@@ -343,4 +385,25 @@ fn base62_token() -> String {
 /// 20 base-36 digits: about 103 random bits.
 fn base36_token() -> String {
     random_text(b"0123456789abcdefghijklmnopqrstuvwxyz", 20)
+}
+
+/// `Math.random()` (a double of 52 random bits in [0, 1), as V8's
+/// xorshift128+ makes it: the bits over 2^52), printed in base 36 as V8's
+/// `Number.prototype.toString(36)` printed a fraction until 2017: times 36
+/// in a double, the integer part a digit, until nothing is left; the digits
+/// after `0.`.
+fn math_random_base36() -> String {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).expect("the operating system's random source failed");
+    let bits = u64::from_le_bytes(bytes) >> 12;
+    let mut fraction = bits as f64 / (1u64 << 52) as f64;
+    let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = String::new();
+    while fraction > 0.0 {
+        fraction *= 36.0;
+        let digit = fraction.floor();
+        out.push(digits[digit as usize] as char);
+        fraction -= digit;
+    }
+    out
 }

@@ -19,6 +19,10 @@ use super::keepers::{
     renews_for_a_third, renews_once_lost, takes_an_error_for_a_renewal, takes_it_back, tells_late,
     waits_past_the_third, whole_milliseconds,
 };
+use super::timed::{
+    extend_hundred_ms_short, extend_one_ms_more, script_extend_hundred_ms_short,
+    script_extend_one_ms_more,
+};
 use super::wrong::Wrong;
 use grader::lock::Lock;
 use grader::reference::{self, LOCK as REFERENCE};
@@ -61,6 +65,24 @@ pub const WRONG: &[Wrong] = &[
         },
         fails: "extend::never_brings_back_a_lost_lock",
         breaks: Property::ExtendSparesOthers,
+    },
+    Wrong {
+        lock: Lock {
+            name: "extend 100 ms short",
+            extend: script_extend_hundred_ms_short,
+            ..REFERENCE
+        },
+        fails: "extend::renews_its_own_lock",
+        breaks: Property::ExtendRenewsOwnLock,
+    },
+    Wrong {
+        lock: Lock {
+            name: "extend in a transaction 100 ms short",
+            extend: extend_hundred_ms_short,
+            ..REFERENCE
+        },
+        fails: "extend::renews_its_own_lock",
+        breaks: Property::ExtendRenewsOwnLock,
     },
     Wrong {
         lock: Lock {
@@ -210,6 +232,16 @@ pub const VARIANTS: &[Lock] = &[
     Lock {
         name: "EVAL extend, OK or nil",
         extend: eval_extend,
+        ..REFERENCE
+    },
+    Lock {
+        name: "extend asking a millisecond more",
+        extend: script_extend_one_ms_more,
+        ..REFERENCE
+    },
+    Lock {
+        name: "extend in a transaction asking a millisecond more",
+        extend: extend_one_ms_more,
         ..REFERENCE
     },
     Lock {

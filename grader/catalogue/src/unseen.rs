@@ -6,7 +6,7 @@
 //! sent twice, a counter whose name is not the lock's plus `:fence`, time
 //! that runs out for the counter or the row, a client taking the lock in a
 //! gap that lasts one command, a failed command followed by another call on
-//! the same connection). Their entries are in
+//! the same connection, a TTL that is no multiple of 100 ms). Their entries are in
 //! [`super::wrong::ALL`], each naming the explorer check that catches it.
 
 use std::time::Duration;
@@ -175,7 +175,8 @@ pub fn delete_and_put_back<C: ConnectionLike>(
 }
 
 /// `SET NX`, then a PEXPIRE whatever the answer: a refused attempt
-/// refreshes the holder's TTL.
+/// refreshes the holder's TTL, and a failure between the two leaves a lock
+/// without one.
 pub fn expire_every_time<C: ConnectionLike>(
     con: &mut C,
     key: &str,
@@ -187,6 +188,26 @@ pub fn expire_every_time<C: ConnectionLike>(
         .arg(key)
         .arg(ttl.as_millis() as u64)
         .exec(con)?;
+    Ok(taken.is_some())
+}
+
+/// The reference's `SET … NX PX`, with the TTL cut to a multiple of 100 ms
+/// (`ttl / 100 * 100`), as a lock that keeps its TTLs in tenths of a second
+/// does: every TTL the checks ask for (1.5 s, 10 s) is such a multiple.
+pub fn ttl_cut_to_100_ms<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let ms = ttl.as_millis() as u64 / 100 * 100;
+    let taken: Option<String> = redis::cmd("SET")
+        .arg(key)
+        .arg(token)
+        .arg("NX")
+        .arg("PX")
+        .arg(ms)
+        .query(con)?;
     Ok(taken.is_some())
 }
 

@@ -131,46 +131,55 @@ pub fn run_touch(world: &mut World, touch: Touch) -> Result<(), GradeError> {
             pipe.cmd("PEXPIRE").arg(&key).arg(ttl_ms);
         }
     }
-    pipe.exec(world.con())?;
-    world.settle()
+    let asked = match touch {
+        Touch::Delete => vec![],
+        Touch::Pexpire { ttl_ms } | Touch::Hash { ttl_ms } => vec![ttl_ms],
+    };
+    world.timed(&asked, |con| Ok(pipe.exec(con)?))
 }
 
 /// Runs `call` with the reference, on the grader's connection.
 pub fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answer, GradeError> {
     let keys = world.keys.clone();
-    let con = world.con();
-    let answer = match call {
-        Call::Acquire { ttl_ms } => Answer::Bool(reference::acquire::acquire(
-            con,
-            &keys.lock,
-            token,
-            Duration::from_millis(ttl_ms),
-        )?),
-        Call::Release => Answer::Bool(reference::release::release(con, &keys.lock, token)?),
-        Call::AcquireFenced { ttl_ms } => Answer::Token(reference::fencing::acquire_fenced(
-            con,
-            &keys.lock,
-            &keys.fence,
-            token,
-            Duration::from_millis(ttl_ms),
-        )?),
-        Call::Write { token, value } => Answer::Bool(reference::storage::fenced_write(
-            con, &keys.row, token, value,
-        )?),
-        Call::Read { token } => {
-            Answer::Read(reference::storage::fenced_read(con, &keys.row, token)?)
-        }
-        Call::Extend { ttl_ms } => Answer::Bool(reference::extend::extend(
-            con,
-            &keys.lock,
-            token,
-            Duration::from_millis(ttl_ms),
-        )?),
-        // No history has another client keep a lease: a first tick.
-        Call::Keep { ttl_ms } => {
-            let now_ms = world.now_ms();
-            let con = world.con();
-            tick(
+    let now_ms = world.now_ms();
+    let asked = match call {
+        Call::Acquire { ttl_ms }
+        | Call::AcquireFenced { ttl_ms }
+        | Call::Extend { ttl_ms }
+        | Call::Keep { ttl_ms } => vec![ttl_ms],
+        Call::Release | Call::Write { .. } | Call::Read { .. } => vec![],
+    };
+    // Read to the millisecond, as a client's call on a wire is.
+    world.timed(&asked, |con| {
+        Ok(match call {
+            Call::Acquire { ttl_ms } => Answer::Bool(reference::acquire::acquire(
+                con,
+                &keys.lock,
+                token,
+                Duration::from_millis(ttl_ms),
+            )?),
+            Call::Release => Answer::Bool(reference::release::release(con, &keys.lock, token)?),
+            Call::AcquireFenced { ttl_ms } => Answer::Token(reference::fencing::acquire_fenced(
+                con,
+                &keys.lock,
+                &keys.fence,
+                token,
+                Duration::from_millis(ttl_ms),
+            )?),
+            Call::Write { token, value } => Answer::Bool(reference::storage::fenced_write(
+                con, &keys.row, token, value,
+            )?),
+            Call::Read { token } => {
+                Answer::Read(reference::storage::fenced_read(con, &keys.row, token)?)
+            }
+            Call::Extend { ttl_ms } => Answer::Bool(reference::extend::extend(
+                con,
+                &keys.lock,
+                token,
+                Duration::from_millis(ttl_ms),
+            )?),
+            // No history has another client keep a lease: a first tick.
+            Call::Keep { ttl_ms } => tick(
                 (reference::keeper::keep_alive, reference::extend::extend),
                 con,
                 &keys.lock,
@@ -178,11 +187,9 @@ pub fn reference_call(world: &mut World, token: &str, call: Call) -> Result<Answ
                 ttl_ms,
                 now_ms,
                 Keeper::default(),
-            )
-        }
-    };
-    world.settle()?;
-    Ok(answer)
+            ),
+        })
+    })
 }
 
 /// The grader's move between two commands of the call.
@@ -200,13 +207,16 @@ pub fn step_in_action(
             )))
         }),
         Actor::Fault(fault) => Box::new(move |_| Ok(Fired::Fault(fault))),
-        Actor::Client { client, moves } => {
-            let token = h.tokens[client].clone();
+        Actor::Client {
+            client,
+            token,
+            moves,
+        } => {
             let shown: Vec<Option<String>> = moves
                 .iter()
                 .map(|m| match m {
                     Move::ExpireLock => None,
-                    Move::Call(c) => Some(c.show(h, client)),
+                    Move::Call(c) => Some(c.show(h, client, &token)),
                 })
                 .collect();
             Box::new(move |world: &mut World| {

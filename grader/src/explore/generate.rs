@@ -4,14 +4,20 @@
 //! guessed from one another; fence counters and row tokens just below a
 //! power of ten (9 → 10, 99 → 100) or near 2^53, the largest integer a Lua
 //! number holds exactly; rows missing, or missing a field; TTLs below a
-//! second and between whole seconds (multiples of 250 ms: the clock reads a
-//! round TTL exactly, however Redis's clock ticked, and the grader's own
-//! commands to the granularity of its look); the same value written twice,
-//! the same token sent twice; waits that stop a millisecond before, at, or a
-//! millisecond after the lock's expiry, a quarter of a second either side,
-//! or pass every TTL a call could have set; and, in most calls of the
-//! function under test, another client (any of them) or a crash between two
-//! of its commands.
+//! second, between whole seconds and off every grid (1,001, 1,337 and
+//! 2,999 ms: the clock reads a TTL to the millisecond, a client's and the
+//! grader's own alike, so that a lock that rounds or cuts the TTL it was
+//! handed shows); the same value written twice, the same fencing token sent
+//! twice; waits that stop a millisecond before, at, or a millisecond after
+//! the lock's expiry, a quarter of a second either side, or pass every TTL a
+//! call could have set; in most calls of the function under test, another
+//! client (any of them) or a crash between two of its commands; and after a
+//! call that met a fault, often the same client trying again.
+//!
+//! The histories stay inside the exercises' text: each acquisition takes a
+//! fresh lock token ([`super::history::fresh_token`]), so no token serves two
+//! acquisitions, and a client's other calls carry the token it acquired with
+//! last.
 //!
 //! While drawing, the generator follows the model (taking the first way each
 //! step may go) only to choose sensible next steps: who holds the lock, what
@@ -49,8 +55,11 @@ const FENCE_NAMES: &[&str] = &[
 const ROW_NAMES: &[&str] = &[
     "row", "acct:3", "balance", "state", "doc:17", "ledger", "cell", "record",
 ];
-/// TTLs in ms: below a second, between whole seconds, whole seconds.
-pub(super) const TTLS: &[u64] = &[500, 750, 1000, 1250, 1500, 2000, 2500, 5000, 10_000, 30_000];
+/// TTLs in ms: below a second, between whole seconds, whole seconds, and a
+/// few on no grid at all.
+pub(super) const TTLS: &[u64] = &[
+    500, 750, 1000, 1001, 1250, 1337, 1500, 2000, 2500, 2999, 5000, 10_000, 30_000,
+];
 /// Longer than any TTL above: a wait this long lets everything expire.
 const PAST_EVERY_TTL: u64 = 61_000;
 /// How many ticks a keeper's history goes on for once the lock is lost.
@@ -87,7 +96,7 @@ pub fn histories(exercise: Subject, seed: u64) -> Vec<History> {
 pub fn history(exercise: Subject, seed: u64) -> History {
     let mut rng = Rng::new(seed);
     let clients = 2 + rng.below(3) as usize;
-    let mut tokens: Vec<String> = (0..clients)
+    let tokens: Vec<String> = (0..clients)
         .map(|i| {
             format!(
                 "tok-{}-{:04x}",
@@ -96,10 +105,6 @@ pub fn history(exercise: Subject, seed: u64) -> History {
             )
         })
         .collect();
-    // Now and then two clients share a token: a token is who you are.
-    if rng.chance(1, 8) {
-        tokens[1] = tokens[0].clone();
-    }
     let mut h = History {
         seed,
         exercise,
@@ -133,7 +138,7 @@ pub fn history(exercise: Subject, seed: u64) -> History {
                     }
                 );
                 ticks_lost += u32::from(tick && state.keeper.lost);
-                follow(&h, &mut state, &step);
+                follow(&mut state, &step);
                 h.steps.push(step);
             }
             if ticks_lost >= LOST_TICKS {
@@ -144,10 +149,87 @@ pub fn history(exercise: Subject, seed: u64) -> History {
     }
     for _ in 0..steps {
         let step = next_step(&mut rng, &h, &state);
-        follow(&h, &mut state, &step);
+        follow(&mut state, &step);
         h.steps.push(step);
+        for step in try_again(&mut rng, &h, &state) {
+            follow(&mut state, &step);
+            h.steps.push(step);
+        }
     }
     h
+}
+
+/// What a client whose call under test met a fault often does next, as an
+/// application does after an error: it backs off a while, then calls again,
+/// taking the lock first (with a fresh token) when the call needs it held (a
+/// release, a renewal) and it no longer holds it. The retry meets what the
+/// failed call left on the connection (a `WATCH`, a half-read reply) with the
+/// key changed in between, where such leftovers show. The faulted call is
+/// `h`'s last step, and `state` the model's after it.
+fn try_again(rng: &mut Rng, h: &History, state: &State) -> Vec<Step> {
+    let Some(Step::Call {
+        client,
+        call,
+        step_in: Some(StepIn {
+            actor: Actor::Fault(_),
+            ..
+        }),
+        ..
+    }) = h.steps.last()
+    else {
+        return Vec::new();
+    };
+    if !h.exercise.tests(call) || !rng.chance(1, 2) {
+        return Vec::new();
+    }
+    let (client, call) = (*client, *call);
+    let mut h = h.clone();
+    let mut state = state.clone();
+    let first = h.steps.len();
+    let push = |h: &mut History, state: &mut State, step: Step| {
+        follow(state, &step);
+        h.steps.push(step);
+    };
+    if rng.chance(1, 2) {
+        let backoff = Step::Wait(wait(rng, &state));
+        push(&mut h, &mut state, backoff);
+    }
+    let holds = state
+        .lock
+        .as_ref()
+        .is_some_and(|held| h.carried(client) == held.token);
+    if matches!(call, Call::Release | Call::Extend { .. }) && !holds {
+        if state.lock.is_some() {
+            return h.steps.split_off(first);
+        }
+        let step = Step::Call {
+            client,
+            token: h.next_fresh(client),
+            call: Call::Acquire {
+                ttl_ms: rng.pick(TTLS),
+            },
+            step_in: None,
+        };
+        push(&mut h, &mut state, step);
+    }
+    let token = if acquires(&call) {
+        h.next_fresh(client)
+    } else {
+        h.carried(client).to_owned()
+    };
+    let step = Step::Call {
+        client,
+        token,
+        call,
+        step_in: None,
+    };
+    push(&mut h, &mut state, step);
+    h.steps.split_off(first)
+}
+
+/// Whether `call` takes the lock, and so a fresh token.
+fn acquires(call: &Call) -> bool {
+    matches!(call, Call::Acquire { .. } | Call::AcquireFenced { .. })
 }
 
 /// A number near where decimal strings and Lua numbers go wrong.
@@ -245,25 +327,15 @@ fn fencing_token(rng: &mut Rng, base: u64) -> u64 {
     t.clamp(1, EXACT_LIMIT)
 }
 
-/// Whether `client` may make `call` in `state` by the exercises' text: a
-/// token is fresh for each acquisition, so nobody acquires with the token
-/// that holds the lock (the same client asking twice, or a client sharing its
-/// token). What an acquire does then is the lock's own business.
-pub(super) fn within_contract(h: &History, state: &State, client: usize, call: &Call) -> bool {
-    let acquires = matches!(call, Call::Acquire { .. } | Call::AcquireFenced { .. });
-    let holds = state
-        .lock
-        .as_ref()
-        .is_some_and(|held| h.tokens.get(client) == Some(&held.token));
-    !(acquires && holds)
+/// The client whose token holds the lock in `state`, if one does.
+pub(super) fn holder(h: &History, state: &State) -> Option<usize> {
+    let held = state.lock.as_ref()?;
+    (0..h.tokens.len()).find(|&c| h.carried(c) == held.token)
 }
 
 fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
     let clients = h.tokens.len() as u64;
-    let holder = state
-        .lock
-        .as_ref()
-        .and_then(|held| h.tokens.iter().position(|t| *t == held.token));
+    let holder = holder(h, state);
     // A release or a renewal must also meet a lock that is gone: waits
     // come more often there.
     let waits = match h.exercise {
@@ -288,27 +360,23 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
         }
         _ => (client, next_call(rng, h, state)),
     };
-    let client = if within_contract(h, state, client, &call) {
-        client
-    } else {
-        let others: Vec<usize> = (0..h.tokens.len())
-            .filter(|&c| within_contract(h, state, c, &call))
-            .collect();
-        if others.is_empty() {
-            return Step::Wait(wait(rng, state));
-        }
-        rng.pick(&others)
-    };
     let tested = h.exercise.tests(&call);
     // A command of the call fails: mostly the first, which is often the only one.
-    // Release and renewal are called less often than they are set up for.
+    // Release and renewal are called less often than they are set up for. A
+    // release, faulted most often, meets the fault at a later command two times
+    // in five: a release written as a check, then a delete (`WATCH`, `GET`, a
+    // transaction) leaves the most behind when one of those fails.
     let (n, d) = match h.exercise {
         Subject::Release => (1, 2),
         Subject::Extend => (9, 20),
         _ => (1, 3),
     };
+    let at: &[usize] = match h.exercise {
+        Subject::Release => &[0, 0, 0, 1, 2],
+        _ => &[0, 0, 0, 1],
+    };
     let fault = (tested && rng.chance(n, d)).then(|| StepIn {
-        before: rng.pick(&[0, 0, 0, 1]),
+        before: rng.pick(at),
         actor: Actor::Fault(rng.pick(&Fault::ALL)),
     });
     let step_in = fault.or_else(|| {
@@ -319,8 +387,15 @@ fn next_step(rng: &mut Rng, h: &History, state: &State) -> Step {
             actor: actor(rng, h, state, client),
         })
     });
+    // Each acquisition with a fresh token (the exercises' text).
+    let token = if acquires(&call) {
+        h.next_fresh(client)
+    } else {
+        h.carried(client).to_owned()
+    };
     Step::Call {
         client,
+        token,
         call,
         step_in,
     }
@@ -396,16 +471,13 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     if rng.chance(1, 6) {
         return Actor::Crash;
     }
-    // Never a client with the caller's token: a token is fresh for each
-    // acquisition, and two calls at once would share it. Not the holder's
-    // either, when another client will do: a holder taking its own lock again
-    // tells a confusing story.
-    let holder = state.lock.as_ref().map(|held| held.token.as_str());
-    let caller_token = h.tokens[caller].as_str();
+    // Another client than the caller; not the holder, when another client
+    // will do: a holder taking the lock again tells a confusing story.
+    let holder = holder(h, state);
     let others = |and_not_holder: bool| -> Vec<usize> {
         (0..h.tokens.len())
-            .filter(|&c| h.tokens[c] != caller_token)
-            .filter(|&c| !and_not_holder || Some(h.tokens[c].as_str()) != holder)
+            .filter(|&c| c != caller)
+            .filter(|&c| !and_not_holder || Some(c) != holder)
             .collect()
     };
     let mut candidates = others(true);
@@ -416,7 +488,7 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
         return Actor::Crash;
     }
     let client = rng.pick(&candidates);
-    let holds = Some(h.tokens[client].as_str()) == holder;
+    let holds = Some(client) == holder;
     let ttl_ms = rng.pick(TTLS);
     let mut moves = match h.exercise {
         Subject::Acquire | Subject::Release | Subject::Extend | Subject::Keeper => {
@@ -452,7 +524,8 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
             })]
         }
     };
-    // The holder acquires only once its lock is gone (the exercises' text).
+    // The holder acquires again only once its lock is gone: the story reads
+    // plainly so.
     if holds
         && matches!(
             moves.first(),
@@ -463,27 +536,41 @@ fn actor(rng: &mut Rng, h: &History, state: &State, caller: usize) -> Actor {
     {
         moves.insert(0, Move::ExpireLock);
     }
-    Actor::Client { client, moves }
+    let token = if moves
+        .iter()
+        .any(|m| matches!(m, Move::Call(c) if acquires(c)))
+    {
+        h.next_fresh(client)
+    } else {
+        h.carried(client).to_owned()
+    };
+    Actor::Client {
+        client,
+        token,
+        moves,
+    }
 }
 
 /// Follows `step` in the model, the first way it may go, to choose the next
 /// steps.
-pub(super) fn follow(h: &History, state: &mut State, step: &Step) {
+pub(super) fn follow(state: &mut State, step: &Step) {
     match step {
         Step::Wait(ms) => state.advance_to(state.now_ms + ms),
         Step::Touch(touch) => *state = touch.apply(state),
         Step::Call {
-            client,
+            token,
             call,
             step_in,
+            ..
         } => {
             // A call begins before anyone steps in: a tick is handed that now.
             let now_ms = state.now_ms;
             if let Some(StepIn {
                 actor:
                     Actor::Client {
-                        client: other,
+                        token: other,
                         moves,
+                        ..
                     },
                 ..
             }) = step_in
@@ -496,13 +583,13 @@ pub(super) fn follow(h: &History, state: &mut State, step: &Step) {
                             }
                         }
                         Move::Call(c) => {
-                            let op = c.op(&h.tokens[*other], state.now_ms);
+                            let op = c.op(other, state.now_ms);
                             apply_first(state, &op)
                         }
                     }
                 }
             }
-            apply_first(state, &call.op(&h.tokens[*client], now_ms));
+            apply_first(state, &call.op(token, now_ms));
         }
     }
 }
@@ -537,6 +624,71 @@ mod tests {
                 assert_eq!(h, history(exercise, seed));
                 assert!((2..=4).contains(&h.tokens.len()));
                 assert!(h.lock != h.fence && h.fence != h.row && h.lock != h.row);
+            }
+        }
+    }
+
+    /// The exercises' text: a token is fresh for each acquisition. No
+    /// acquisition of any history, a start's lock included, uses a token
+    /// another acquisition used, and a call that is no acquisition carries
+    /// the token its client acquired with last, or its first.
+    #[test]
+    fn no_token_serves_two_acquisitions() {
+        for exercise in [
+            Subject::Acquire,
+            Subject::Release,
+            Subject::Fencing,
+            Subject::Extend,
+            Subject::Keeper,
+        ] {
+            for seed in 0..200 {
+                let h = history(exercise, seed);
+                let mut used: Vec<String> = h
+                    .start
+                    .lock
+                    .iter()
+                    .map(|&(c, _)| h.tokens[c].clone())
+                    .collect();
+                let mut carried = h.tokens.clone();
+                let mut check = |client: usize, token: &str, acquired: bool| {
+                    if acquired {
+                        assert!(
+                            !used.iter().any(|u| u == token),
+                            "{exercise:?} seed {seed}: {token} twice"
+                        );
+                        used.push(token.to_owned());
+                        carried[client] = token.to_owned();
+                    } else {
+                        assert_eq!(carried[client], token, "{exercise:?} seed {seed}");
+                    }
+                };
+                for step in &h.steps {
+                    let Step::Call {
+                        client,
+                        token,
+                        call,
+                        step_in,
+                    } = step
+                    else {
+                        continue;
+                    };
+                    check(*client, token, acquires(call));
+                    if let Some(StepIn {
+                        actor:
+                            Actor::Client {
+                                client,
+                                token,
+                                moves,
+                            },
+                        ..
+                    }) = step_in
+                    {
+                        let acquired = moves
+                            .iter()
+                            .any(|m| matches!(m, Move::Call(c) if acquires(c)));
+                        check(*client, token, acquired);
+                    }
+                }
             }
         }
     }

@@ -76,7 +76,11 @@ pub struct History {
     pub fence: String,
     /// The row's name.
     pub row: String,
-    /// Each client's lock token; client `i` is called [`client_name`]`(i)`.
+    /// Each client's first lock token, which it holds the start's lock with
+    /// and carries until its first acquisition; client `i` is called
+    /// [`client_name`]`(i)`. Each acquisition takes a fresh token
+    /// ([`fresh_token`]), as the exercises' text has it: no token serves two
+    /// acquisitions. Every call names the token it carries.
     pub tokens: Vec<String>,
     /// What Redis holds before the first step.
     pub start: Start,
@@ -104,6 +108,9 @@ pub enum Step {
     Call {
         /// Who.
         client: usize,
+        /// The lock token it carries: fresh for an acquisition, else the one
+        /// its client acquired with last (or its first).
+        token: String,
         /// What.
         call: Call,
         /// What happens between two of its commands, if anything.
@@ -113,6 +120,67 @@ pub enum Step {
     Wait(u64),
     /// The grader does something to the lock key itself.
     Touch(Touch),
+}
+
+impl History {
+    /// The token `client` carries after the steps so far: the one its last
+    /// call (or move, stepping in) carried, else its first.
+    pub fn carried(&self, client: usize) -> &str {
+        self.steps
+            .iter()
+            .rev()
+            .find_map(|step| match step {
+                Step::Call {
+                    step_in:
+                        Some(StepIn {
+                            actor:
+                                Actor::Client {
+                                    client: c, token, ..
+                                },
+                            ..
+                        }),
+                    ..
+                } if *c == client => Some(token.as_str()),
+                Step::Call {
+                    client: c, token, ..
+                } if *c == client => Some(token.as_str()),
+                _ => None,
+            })
+            .unwrap_or(&self.tokens[client])
+    }
+
+    /// A fresh token for `client`'s next acquisition after the steps so far
+    /// ([`fresh_token`]).
+    pub fn next_fresh(&self, client: usize) -> String {
+        let acquires =
+            |call: &Call| matches!(call, Call::Acquire { .. } | Call::AcquireFenced { .. });
+        let mut n = 0;
+        for step in &self.steps {
+            if let Step::Call {
+                client: c,
+                call,
+                step_in,
+                ..
+            } = step
+            {
+                n += u32::from(*c == client && acquires(call));
+                if let Some(StepIn {
+                    actor:
+                        Actor::Client {
+                            client: c, moves, ..
+                        },
+                    ..
+                }) = step_in
+                {
+                    let acquired = moves
+                        .iter()
+                        .any(|m| matches!(m, Move::Call(call) if acquires(call)));
+                    n += u32::from(*c == client && acquired);
+                }
+            }
+        }
+        fresh_token(self.seed, client, n + 1)
+    }
 }
 
 /// Something that happens just before command number `before` of a call.
@@ -137,6 +205,8 @@ pub enum Actor {
     Client {
         /// Which.
         client: usize,
+        /// The lock token its calls carry (fresh when they acquire).
+        token: String,
         /// What, in order.
         moves: Vec<Move>,
     },
@@ -233,10 +303,10 @@ impl Call {
         }
     }
 
-    /// The call as a report shows it: `A's release(job:7, "tok-A-1f2e")`.
-    pub fn show(&self, h: &History, client: usize) -> String {
+    /// The call as a report shows it, made by `client` with `token`:
+    /// `A's release(job:7, "tok-A-1f2e")`.
+    pub fn show(&self, h: &History, client: usize, token: &str) -> String {
         let who = client_name(client);
-        let token = &h.tokens[client];
         let (lock, fence, row) = (&h.lock, &h.fence, &h.row);
         match *self {
             Call::Acquire { ttl_ms } => {
@@ -264,19 +334,25 @@ impl Call {
 impl Call {
     /// A keeper's tick as a report shows it, with what it was handed:
     /// `A's keep_alive(lock, "tok-A-1f2e", 1 s, now 0.5 s, renewed_at 0 s, lost false)`.
-    pub fn show_tick(&self, h: &History, client: usize, now_ms: u64, keeper: Keeper) -> String {
+    pub fn show_tick(
+        &self,
+        h: &History,
+        (client, token): (usize, &str),
+        now_ms: u64,
+        keeper: Keeper,
+    ) -> String {
         match *self {
             Call::Keep { ttl_ms } => format!(
                 "{}'s keep_alive({}, {:?}, {}, now {}, renewed_at {}, lost {})",
                 client_name(client),
                 h.lock,
-                h.tokens[client],
+                token,
                 seconds(ttl_ms),
                 seconds(now_ms),
                 seconds(keeper.renewed_at_ms),
                 keeper.lost
             ),
-            _ => self.show(h, client),
+            _ => self.show(h, client, token),
         }
     }
 }
@@ -294,6 +370,21 @@ pub fn show_touch(touch: &Touch) -> String {
             seconds(ttl_ms)
         ),
     }
+}
+
+/// The token of client `client`'s acquisition number `n` (from 1) in the
+/// history of `seed`: its name and number, and four hex digits drawn from
+/// the three. No token is another's prefix, so that a lock comparing a prefix
+/// of the key with its token reads them apart as a real token's would.
+pub fn fresh_token(seed: u64, client: usize, n: u32) -> String {
+    // SplitMix64 of the three: deterministic, and unlike for each.
+    let mut z = seed
+        ^ (client as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ u64::from(n).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    format!("tok-{}{}-{:04x}", client_name(client), n + 1, z & 0xffff)
 }
 
 /// Client `i`'s name in reports.

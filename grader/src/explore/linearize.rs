@@ -38,11 +38,13 @@ pub fn tried(
 ) -> Vec<Tried> {
     let mut leaves = Vec::new();
     walk(start, order, Leaf::default(), &mut leaves);
+    let may_set = order.iter().any(|(_, op, _)| op.sets_a_ttl());
     leaves
         .into_iter()
         .map(|(mut state, mut leaf)| {
-            leaf.diffs
-                .extend(model::compare(start, &mut state, observed, baseline));
+            leaf.diffs.extend(model::compare(
+                start, &mut state, observed, baseline, may_set,
+            ));
             Tried {
                 state,
                 expected: leaf.expected,

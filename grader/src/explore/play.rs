@@ -142,15 +142,9 @@ pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
                     act,
                 )?
             }
-            Step::Call { client, call, .. }
-                if !super::generate::within_contract(h, &model, *client, call) =>
-            {
-                // Only a shortened history gets here: a call the text rules
-                // out is not made, and tells nothing about the lock.
-                continue;
-            }
             Step::Call {
                 client,
+                token,
                 call,
                 step_in,
             } => {
@@ -165,7 +159,7 @@ pub fn play(h: &History, lock: &Lock) -> Result<Played, GradeError> {
                     &mut model,
                     &baseline,
                     i,
-                    (*client, *call),
+                    (*client, token, *call),
                     step_in,
                     wire,
                 )?;
@@ -206,7 +200,7 @@ fn graders_step(
     if let Some(branch) = model::apply(&before, &op, None).into_iter().next() {
         *model = branch.state;
     }
-    let diffs = model::compare(&before, model, &observed, baseline);
+    let diffs = model::compare(&before, model, &observed, baseline, op.sets_a_ttl());
     let now_ms = model.now_ms;
     let end = (!diffs.is_empty()).then(|| {
         let calls = [text.clone()];
@@ -255,7 +249,7 @@ fn call_step(
     model: &mut State,
     baseline: &Baseline,
     i: usize,
-    (client, call): (usize, Call),
+    (client, token, call): (usize, &str, Call),
     step_in: &Option<StepIn>,
     mut wire: Wire,
 ) -> Result<(Record, Option<End>, Option<Wire>), GradeError> {
@@ -269,7 +263,7 @@ fn call_step(
         (w.keys.clone(), w.now_ms())
     };
     let tick = (now_ms, model.keeper);
-    let (back, outcome) = run_call(lock, &keys, &h.tokens[client], call, tick, wire);
+    let (back, outcome) = run_call(lock, &keys, token, call, tick, wire);
     let sent = back
         .as_ref()
         .map(|w| w.steps().to_vec())
@@ -282,7 +276,7 @@ fn call_step(
     let cut = hit.as_ref().is_some_and(|h| h.fault.cuts());
     let wire = if crashed || cut { None } else { back };
     let function = call.function();
-    let text = call.show_tick(h, client, now_ms, model.keeper);
+    let text = call.show_tick(h, (client, token), now_ms, model.keeper);
     let yours = h.exercise.tests(&call);
     let mut record = Record {
         t_ms: 0,
@@ -318,7 +312,7 @@ fn call_step(
     record.answer = answer.clone();
     let done = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let observed = observe(&mut enter(world))?;
-    let op = call.op(&h.tokens[client], now_ms);
+    let op = call.op(token, now_ms);
     let op = match hit {
         Some(hit) => Op::Failed {
             op: Box::new(op),
@@ -343,9 +337,10 @@ fn call_step(
     // client's answers fit best (what it saw is what happened at that
     // moment), among those one where the call's own answer fits, if any (so
     // that the rule a report names is the one the call broke whatever the
-    // order, not an answer that only another order makes wrong), and among
-    // those the first order tried.
-    let mut first: Option<((usize, bool), usize, Tried)> = None;
+    // order, not an answer that only another order makes wrong), among those
+    // one where the lock key holds what Redis holds, and among those the
+    // first order tried.
+    let mut first: Option<((usize, bool, bool), usize, Tried)> = None;
     for (o, (order, under_test)) in orders.iter().enumerate() {
         for tried in super::linearize::tried(&before, order, *under_test, &observed, baseline) {
             if tried.diffs.is_empty() {
@@ -367,7 +362,13 @@ fn call_step(
                     .diffs
                     .iter()
                     .any(|d| matches!(d, Diff::Answer { op, .. } if *op == tried.under_test));
-            let fit = (theirs, !own_fits);
+            // The lock key's holder tells which way the call went (a faulted
+            // call that ran or not); what is left to blame is then its TTL.
+            let value_differs = tried
+                .diffs
+                .iter()
+                .any(|d| matches!(d, Diff::LockValue { .. }));
+            let fit = (theirs, !own_fits, value_differs);
             if first.as_ref().is_none_or(|(best, _, _)| fit < *best) {
                 first = Some((fit, o, tried));
             }
@@ -386,7 +387,7 @@ fn call_step(
     let d = Divergence {
         now_ms: enter(world).now_ms(),
         caller: client_name(client),
-        token: Some(h.tokens[client].as_str()),
+        token: Some(token),
         fencing_token: call.fencing_token(),
         function,
         calls: &calls,

@@ -39,7 +39,11 @@ pub fn render(check: &str, h: &History, original: usize, played: &Played) -> Str
         .enumerate()
         .map(|(i, t)| format!("{} {t:?}", client_name(i)))
         .collect();
-    let _ = writeln!(out, "  clients: {}", clients.join(", "));
+    let _ = writeln!(
+        out,
+        "  clients: {} (each acquisition takes a fresh token)",
+        clients.join(", ")
+    );
     let _ = writeln!(out, "  start:   {}", start(h));
     let last = played.records.len().saturating_sub(1);
     let failed = played.end != End::Pass;

@@ -62,10 +62,16 @@ pub fn judge_lock(d: &Divergence<'_>) -> Option<Violation> {
         let holder_is_caller = d.after.lock.as_ref().map(|h| h.token.as_str()) == own
             && d.before.lock.as_ref().map(|h| h.token.as_str()) != own;
         let (shown, model) = (super::show_expiry(got), super::show_expiry(expected));
+        let faulted = matches!(d.ops.get(d.under_test), Some(super::Op::Failed { .. }));
         return Some(if got == Expiry::Never && d.crashed {
             d.violation(
                 Property::NoImmortalLock,
                 format!("{caller} crashed during {call}, and the lock key it left behind has no TTL: nobody will ever get the lock again"),
+            )
+        } else if got == Expiry::Never && faulted && holder_is_caller {
+            d.violation(
+                Property::NoImmortalLock,
+                format!("a command of {call} failed, and the lock key it left behind has no TTL: nobody will ever get the lock again"),
             )
         } else if holder_is_caller || got == Expiry::Never {
             d.violation(

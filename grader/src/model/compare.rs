@@ -161,13 +161,16 @@ fn untimed(got: Option<Expiry>, baseline: Expiry) -> bool {
 
 /// Compares Redis with the model after a step. The counter may run ahead
 /// of the model; when it does, the model adopts it as its new floor.
-/// `before` is the state before the step: only an expiry the step itself set
-/// may be read a little off ([`as_asked`]).
+/// `before` is the state before the step, and `may_set` whether the step
+/// holds a call that may set the lock's TTL ([`super::Op::sets_a_ttl`]): only an
+/// expiry the step itself set may be read a little off ([`as_asked`]), a
+/// renewal to the very instant the lock had included.
 pub fn compare(
     before: &State,
     model: &mut State,
     got: &Observed,
     baseline: &Baseline,
+    may_set: bool,
 ) -> Vec<Diff> {
     let mut diffs = Vec::new();
     let expected_lock = model.lock.as_ref().map(|h| h.token.clone());
@@ -178,7 +181,7 @@ pub fn compare(
         });
     } else if let Some(held) = &mut model.lock {
         let model_now = model.now_ms.min(held.expires_at);
-        let set_now = before.lock.as_ref() != Some(&*held);
+        let set_now = may_set || before.lock.as_ref() != Some(&*held);
         let expected = Expiry::At(held.expires_at);
         let got_expiry = got.lock_expiry.unwrap_or(Expiry::Missing);
         // A TTL read a millisecond or two over, or one under, is the one asked

@@ -158,6 +158,24 @@ pub enum Op {
     AdvanceTo(u64),
 }
 
+impl Op {
+    /// Whether the call may set the lock key's TTL (the clock reads such a TTL
+    /// give or take its slack, [`crate::clock::as_asked`]).
+    pub fn sets_a_ttl(&self) -> bool {
+        match self {
+            Op::Acquire { .. } | Op::AcquireFenced { .. } | Op::Extend { .. } | Op::Keep { .. } => {
+                true
+            }
+            Op::Failed { op, .. } => op.sets_a_ttl(),
+            Op::Release { .. }
+            | Op::Write { .. }
+            | Op::Read { .. }
+            | Op::Touch(_)
+            | Op::AdvanceTo(_) => false,
+        }
+    }
+}
+
 /// What a function returned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {

@@ -268,7 +268,7 @@ fn number_bits(sample: usize, limbs: &[u32], set: &mut impl FnMut(usize, usize))
 
 /// A number written in `digits` of base `radix`, most significant first,
 /// in little-endian 32-bit limbs.
-fn limbs(digits: impl Iterator<Item = u32>, radix: u32) -> Vec<u32> {
+pub(super) fn limbs(digits: impl Iterator<Item = u32>, radix: u32) -> Vec<u32> {
     let mut limbs: Vec<u32> = Vec::new();
     for d in digits {
         // Times the radix plus the digit, carried in u64.

@@ -31,8 +31,10 @@
 //! its check's, refusing, before it goes out, any command that acts beyond
 //! them ([`confined`], [`crate::confine`]; where the grader may create Redis
 //! users, the connection is also signed in as one limited to the namespace,
-//! [`crate::acl`], which holds Lua scripts too); and answers `TIME`, `PTTL`
-//! and `TTL` on the virtual clock ([`timing`]). On a node it goes where the
+//! [`crate::acl`], which holds Lua scripts too); answers `TIME`, `PTTL`,
+//! `TTL` and the expiry times on the virtual clock, and puts an absolute
+//! expiry a lock computed from that `TIME` back on Redis's real one
+//! ([`timing`]). On a node it goes where the
 //! cluster routes it: a paused node times out, a killed one refuses, a
 //! delayed one charges its delay, each node on its own clock.
 

@@ -131,10 +131,12 @@ impl OnNode {
             }
             Route::Send { url, generation } => {
                 let sent = Instant::now();
-                let (reply, sighting) = match Self::connection(&mut self.con, &url, generation) {
+                let (reply, mut sighting) = match Self::connection(&mut self.con, &url, generation)
+                {
                     Ok(con) => forward(con, &self.frame),
                     Err(e) => (Err(e), Sighting::default()),
                 };
+                sighting.asked = crate::clock::asked_in([args.as_slice()]);
                 if reply.is_err() {
                     self.con = None;
                 }

@@ -4,7 +4,8 @@
 //! ([`crate::world`]). On it the wire keeps the lock's commands inside the
 //! world's namespace ([`super::confined`]), takes turns with the world's other
 //! clients ([`Turns`]), fires the check's [`Intervention`] at its boundary,
-//! answers `TIME` and `PTTL` on the virtual clock ([`super::timing`]), and
+//! answers `TIME` and `PTTL` on the virtual clock and moves the instants a
+//! lock computed from that `TIME` to the real one ([`super::timing`]), and
 //! records each call as a list of [`Step`]s of its own.
 
 use std::sync::{Arc, Mutex, Weak};
@@ -22,6 +23,14 @@ use crate::confine::{self, Ledger, Namespace, Refusal, functions};
 use crate::error::GradeError;
 use crate::stall;
 use crate::world::{SharedWorld, World, enter};
+
+/// How long before a command reached the wire its lock most likely read its
+/// own clock, when the command carries an instant of the wall clock, in ms:
+/// the middle of what the clock's slack admits either way
+/// ([`crate::clock::as_asked`]: a millisecond short to two over), so that a
+/// TTL asked for reads as asked whether the lock read its clock at once or up
+/// to 3 ms before the command came.
+const LIKELY_LEAD_MS: u64 = 2;
 
 /// What the lock's code hears when it goes on after its check has ended
 /// (a call that was abandoned for taking too long).
@@ -46,6 +55,13 @@ pub(super) struct OnWorld {
     /// The lock's code opened a `MULTI` with a command of its own: until its
     /// `EXEC` or `DISCARD`, a `TIME` sent ahead would be queued with it.
     in_multi: bool,
+    /// In the lock's `MULTI`: the anchor of the first instant a queued
+    /// command carried to the real line ([`super::timing::to_real_line`]),
+    /// and virtual now when it was queued.
+    multi_moved: Option<(u64, u64)>,
+    /// In the lock's `MULTI`: the TTLs its queued commands may ask for
+    /// ([`crate::clock::asked_in`]).
+    multi_asked: Vec<u64>,
     /// The real millisecond by Redis's clock that the last command not
     /// queued in a `MULTI` ran at (the `MULTI` itself, inside one).
     ran_at_ms: Option<RanAt>,
@@ -95,6 +111,8 @@ impl OnWorld {
             namespace,
             ledger,
             in_multi: false,
+            multi_moved: None,
+            multi_asked: Vec::new(),
             ran_at_ms: None,
             frame: TimedFrame::new(&timed),
         })
@@ -257,7 +275,11 @@ impl OnWorld {
     fn follow_named(&mut self, command: &str) {
         match command {
             "MULTI" => self.in_multi = true,
-            "EXEC" | "DISCARD" => self.in_multi = false,
+            "EXEC" | "DISCARD" => {
+                self.in_multi = false;
+                self.multi_moved = None;
+                self.multi_asked.clear();
+            }
             _ => {}
         }
     }
@@ -286,23 +308,54 @@ impl OnWorld {
             sighting.ran_at = self.ran_at_ms;
             self.virtual_time()
         } else {
-            let out = super::show::pack(&one.args);
+            let now_ms = enter(&self.world()?).now_ms();
+            let real_line = super::timing::to_real_line(&one.args, now_ms, received_ms);
+            let out = super::show::pack(real_line.as_ref().map_or(&one.args, |r| &r.args));
             let opens_multi = command == "MULTI";
-            let reply = if self.in_multi || opens_multi {
+            let reply = if self.in_multi && command == "EXEC" {
+                // The clock's reads go inside the transaction, at its end.
+                let (reply, seen) = self.frame.send_exec(&mut self.inner, &out);
+                self.ran_at_ms = match self.multi_moved {
+                    // An instant queued in it went to the real line from the anchor it
+                    // was queued at; virtual time may have moved since.
+                    Some((anchor_ms, queued_ms)) => {
+                        let at = anchor_ms + now_ms.saturating_sub(queued_ms);
+                        Some((at, at))
+                    }
+                    None => seen.ran_at,
+                };
+                sighting.expiries = seen.expiries;
+                sighting.asked = std::mem::take(&mut self.multi_asked);
+                reply
+            } else if self.in_multi || opens_multi {
                 // Anything sent behind it would be queued in the transaction.
                 if opens_multi {
                     self.ran_at_ms = None;
                 }
+                if self.in_multi {
+                    if let Some(moved) = &real_line {
+                        self.multi_moved.get_or_insert((moved.anchor_ms, now_ms));
+                    }
+                    // What it may ask for, read when the transaction runs.
+                    let asked = crate::clock::asked_in([one.args.as_slice()]);
+                    self.multi_asked.extend(asked);
+                }
                 self.inner.req_packed_command(&out)
             } else {
                 let (reply, seen) = self.frame.send(&mut self.inner, &out);
-                self.ran_at_ms = if super::timing::names_an_instant(&one.args, received_ms) {
-                    // The lock read its clock a little before: up to 5 ms earlier.
+                self.ran_at_ms = if let Some(moved) = &real_line {
+                    // Its instants were put on the real line from this anchor.
+                    Some((moved.anchor_ms, moved.anchor_ms))
+                } else if super::timing::names_an_instant(&one.args, received_ms) {
+                    // The lock read its clock a little before: up to 5 ms earlier, most
+                    // likely within 2 ms (a round TTL reads exactly anywhere in the 5).
+                    sighting.likely = Some(received_ms.saturating_sub(LIKELY_LEAD_MS));
                     Some((received_ms.saturating_sub(5), received_ms))
                 } else {
                     seen.ran_at
                 };
                 sighting.expiries = seen.expiries;
+                sighting.asked = crate::clock::asked_in([one.args.as_slice()]);
                 reply
             };
             sighting.ran_at = self.ran_at_ms;
@@ -331,6 +384,7 @@ impl OnWorld {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
+        let received_ms = super::timing::wall_clock_ms();
         self.before_command(tally)?;
         let commands = match super::request::pipeline(cmd, offset, count) {
             Ok(commands) => commands,
@@ -346,27 +400,40 @@ impl OnWorld {
             return Err(self.stopped(tally, &label, stopped));
         }
         // A TIME in a pipeline goes to Redis: its answer is real time.
-        let out: Vec<u8> = args.iter().flat_map(|a| super::show::pack(a)).collect();
+        let now_ms = enter(&self.world()?).now_ms();
+        let mut anchor_ms = None;
+        let out: Vec<u8> = args
+            .iter()
+            .flat_map(
+                |a| match super::timing::to_real_line(a, now_ms, received_ms) {
+                    Some(moved) => {
+                        anchor_ms.get_or_insert(moved.anchor_ms);
+                        super::show::pack(&moved.args)
+                    }
+                    None => super::show::pack(a),
+                },
+            )
+            .collect();
         let sent = Instant::now();
         // Round trips of their own: a TIME inside the pipeline would shift its replies.
-        let time = |inner: &mut Connection| {
-            redis::cmd("TIME")
-                .query::<Value>(inner)
-                .ok()
-                .and_then(crate::clock::time_ms)
-        };
+        let time = crate::clock::read_time;
         let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
         let replies = self.inner.req_packed_commands(&out, offset, count);
         self.follow_multi(&args);
         let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
-        self.ran_at_ms = before.zip(after);
+        // Instants put on the real line are read from their anchor, as for one command.
+        self.ran_at_ms = match anchor_ms {
+            Some(anchor) if !self.in_multi => Some((anchor, anchor)),
+            _ => before.zip(after),
+        };
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
             .map_err(|e| e.clone());
         let sighting = Sighting {
             ran_at: self.ran_at_ms,
-            expiries: None,
+            asked: crate::clock::asked_in(args.iter().map(Vec::as_slice)),
+            ..Sighting::default()
         };
         if self.after_command(tally, &unpack(&label), &shown, sent, &sighting)?
             && let Some(error) = self.reply_taken(&name)
