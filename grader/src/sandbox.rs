@@ -147,6 +147,7 @@ where
 {
     wire.begin_call();
     let sent = wire.sent_counter();
+    let server = wire.server_url();
     let outcome = watched(
         move || {
             let value = f(&mut wire);
@@ -169,12 +170,19 @@ where
                 message: describe_error(&e),
             }),
         ),
-        Err(Failure::TimedOut { .. }) => (
-            None,
-            Err(Failure::TimedOut {
-                commands: sent.load(Ordering::Relaxed),
-            }),
-        ),
+        Err(Failure::TimedOut { .. }) => {
+            // The call may be stuck in a script that holds its server: stop it, so that the
+            // checks after this one find the server free.
+            if let Some(url) = server {
+                crate::server::stop_scripts(&url);
+            }
+            (
+                None,
+                Err(Failure::TimedOut {
+                    commands: sent.load(Ordering::Relaxed),
+                }),
+            )
+        }
         Err(failure) => (None, Err(failure)),
     }
 }

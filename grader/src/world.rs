@@ -216,6 +216,15 @@ impl World {
         Arc::new(Mutex::new(self))
     }
 
+    /// The URL of the server the world's lock lives on: the replicated pair's primary, or the
+    /// shared server. Never print it: it carries the server's password.
+    pub fn server_url(&self) -> Result<String, GradeError> {
+        match &self.primary_url {
+            None => Ok(server::shared()?.url().to_owned()),
+            Some(url) => Ok(url.clone()),
+        }
+    }
+
     /// A new connection for a client of this world.
     pub fn client_connection(&self) -> Result<Connection, GradeError> {
         match &self.primary_url {

@@ -8,7 +8,15 @@ use grader::checks;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::{Problem, Verdict};
 use grader::sandbox::{CALL_LIMIT, Failure};
-use lock_catalogue::misbehaving::{ERRS, HAMMERS, PANICS, SPINS};
+use lock_catalogue::misbehaving::{ERRS, HAMMERS, PANICS, SCRIPT_SPINS, SPINS};
+
+/// Held by every test of this file: they share one Redis server, which a script that never
+/// ends holds, for everyone, until the grader stops it.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
     let verdict = checks::named(check)
@@ -27,6 +35,7 @@ fn failure_of(check: &str, lock: &grader::Lock) -> (Failure, String) {
 
 #[test]
 fn a_panic_is_reported_with_its_place() {
+    let _serial = one_at_a_time();
     let (failure, report) = failure_of("acquire::takes_a_free_lock", &PANICS);
     let Failure::Panicked { message, location } = failure else {
         panic!("got {failure:?}")
@@ -41,6 +50,7 @@ fn a_panic_is_reported_with_its_place() {
 
 #[test]
 fn an_endless_loop_is_cut_off_at_the_time_limit_and_the_next_check_runs() {
+    let _serial = one_at_a_time();
     let started = Instant::now();
     let (failure, report) = failure_of("acquire::takes_a_free_lock", &SPINS);
     assert_eq!(failure, Failure::TimedOut { commands: 0 }, "{report}");
@@ -59,7 +69,28 @@ fn an_endless_loop_is_cut_off_at_the_time_limit_and_the_next_check_runs() {
 }
 
 #[test]
+fn a_script_that_never_ends_is_stopped_and_the_next_check_runs() {
+    let _serial = one_at_a_time();
+    // Redis runs one script at a time: one that never ends would hold the server, and every
+    // check after it, until the grading ends. The grader stops it when it gives up on the call.
+    let started = Instant::now();
+    let (failure, report) = failure_of("acquire::takes_a_free_lock", &SCRIPT_SPINS);
+    assert_eq!(failure, Failure::TimedOut { commands: 0 }, "{report}");
+    let next = checks::named("release::releases_its_own_lock")
+        .expect("a check")
+        .run(&REFERENCE)
+        .expect("runs");
+    assert_eq!(next, Verdict::Pass, "the server is free again");
+    assert!(
+        started.elapsed() < CALL_LIMIT + Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
 fn a_command_loop_is_stopped_by_the_command_budget() {
+    let _serial = one_at_a_time();
     let (failure, report) = failure_of("acquire::refuses_a_held_lock", &HAMMERS);
     assert_eq!(failure, Failure::TooManyCommands, "{report}");
     assert!(report.contains("more than 1000 Redis commands"), "{report}");
@@ -67,6 +98,7 @@ fn a_command_loop_is_stopped_by_the_command_budget() {
 
 #[test]
 fn a_redis_error_is_reported_with_the_command_that_caused_it() {
+    let _serial = one_at_a_time();
     let (failure, report) = failure_of("acquire::takes_a_free_lock", &ERRS);
     assert!(matches!(failure, Failure::Error { .. }), "{failure:?}");
     assert!(
@@ -92,6 +124,7 @@ fn slow_but_busy(
 
 #[test]
 fn a_call_that_keeps_sending_commands_is_not_cut_off() {
+    let _serial = one_at_a_time();
     // The limit is on quiet time, not on the whole call: a loop that keeps
     // sending commands is the command budget's to stop, whatever the load.
     let busy = grader::Lock {

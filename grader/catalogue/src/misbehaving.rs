@@ -33,6 +33,13 @@ pub const HAMMERS: Lock = Lock {
     acquire: hammers,
     ..REFERENCE
 };
+/// An `acquire` whose Lua script never ends: Redis runs it, and nothing else,
+/// until someone stops it.
+pub const SCRIPT_SPINS: Lock = Lock {
+    name: "acquire whose script never ends",
+    acquire: script_spins,
+    ..REFERENCE
+};
 /// An `acquire` whose command Redis refuses.
 pub const ERRS: Lock = Lock {
     name: "acquire with a typo",
@@ -95,6 +102,7 @@ pub const IN_A_RUNNER: &[(&str, lock_runner::Lock)] = &[
     ("stops", in_a_runner(stops)),
     ("panics", in_a_runner(panics)),
     ("spins", in_a_runner(spins)),
+    ("script-spins", in_a_runner(script_spins)),
     ("hammers", in_a_runner(hammers)),
     ("errs", in_a_runner(errs)),
 ];
@@ -180,6 +188,21 @@ fn panics<C: ConnectionLike>(
         .ok();
     let reply = reply.unwrap();
     Ok(!reply.is_empty())
+}
+
+/// A learner's loop in Lua that waits for a key which never comes, as it would
+/// be written by mistake.
+fn script_spins<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    _token: &str,
+    _ttl: Duration,
+) -> RedisResult<bool> {
+    redis::cmd("EVAL")
+        .arg("while redis.call('EXISTS', KEYS[1] .. ':never') == 0 do end return 1")
+        .arg(1)
+        .arg(key)
+        .query(con)
 }
 
 #[allow(clippy::empty_loop)]

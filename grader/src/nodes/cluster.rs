@@ -193,6 +193,11 @@ impl Cluster {
         self.lease.nodes().nodes()[i].port()
     }
 
+    /// The URL the grader and the proxy reach node `i` by, with its password: never print it.
+    pub fn url(&self, i: usize) -> String {
+        self.lease.nodes().nodes()[i].url()
+    }
+
     /// The host and port the grader reaches node `i` at.
     pub fn address(&self, i: usize) -> (String, u16) {
         self.lease.nodes().nodes()[i].address()

@@ -61,6 +61,7 @@ mod owner;
 mod password;
 mod probe;
 pub(crate) mod process;
+mod scripts;
 mod sweep;
 
 use std::fmt;
@@ -74,6 +75,7 @@ pub(crate) use password::Password;
 pub use password::redacted;
 pub use probe::{CONNECT_TIMEOUT, explain};
 pub use process::{local_redis_server, redis_server_version};
+pub use scripts::{Stopped, stop_scripts};
 pub use sweep::{containers_owned_by, networks_owned_by, remove_stale_containers};
 
 pub use container::image_name;

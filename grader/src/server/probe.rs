@@ -212,7 +212,12 @@ fn needs_password(e: &RedisError) -> bool {
 ///
 /// The grader's own messages use it wherever a Redis error reaches a person.
 pub fn explain(e: &RedisError) -> String {
-    if e.is_timeout() {
+    if e.code() == Some("BUSY") {
+        format!(
+            "Redis was busy running a script that did not end, the lock's own (in this check or \
+             in another graded beside it), until the grader stopped it ({e})"
+        )
+    } else if e.is_timeout() {
         not_answering(CONNECT_TIMEOUT, e)
     } else if needs_password(e) {
         format!(

@@ -71,6 +71,11 @@ pub const COMMAND_BUDGET: usize = 1_000;
 #[derive(Debug)]
 pub struct OverBudget;
 
+/// The URL of `world`'s server: its replicated pair's primary, or the shared server.
+fn world_url(world: &SharedWorld) -> Option<String> {
+    crate::world::enter(world).server_url().ok()
+}
+
 /// A watched connection to Redis, handed to the lock under test.
 pub struct Wire {
     /// Which wire this is, for the runner's link to it ([`crate::remote`]).
@@ -122,6 +127,16 @@ impl Wire {
         match &self.place {
             Place::Node(on) => Some(on.index),
             Place::World(_) => None,
+        }
+    }
+
+    /// The URL of the server this wire's commands go to, for the grader's own connection to it
+    /// (to stop a script the lock left running there, [`crate::server::stop_scripts`]); `None`
+    /// when it cannot be had (the world is gone).
+    pub fn server_url(&self) -> Option<String> {
+        match &self.place {
+            Place::World(on) => on.world.upgrade().and_then(|w| world_url(&w)),
+            Place::Node(on) => Some(on.url()),
         }
     }
 

@@ -56,6 +56,11 @@ pub(super) struct OnNode {
 }
 
 impl OnNode {
+    /// The URL of the node this wire reaches, as it is now.
+    pub(super) fn url(&self) -> String {
+        crate::nodes::cluster::enter(&self.cluster).url(self.index)
+    }
+
     /// A client of node `index` of `cluster`, not connected yet.
     pub(super) fn new(cluster: &SharedCluster, index: usize) -> OnNode {
         let frame = TimedFrame::new(&[enter(cluster).key().to_owned()]);
