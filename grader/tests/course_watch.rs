@@ -71,7 +71,7 @@ impl Pane {
         assert!(status.success());
     }
 
-    /// Makes the terminal `rows` lines high; the loop reads its height with the next key.
+    /// Makes the terminal `rows` lines high; the loop redraws at that height.
     fn resize(&self, rows: u16) {
         let status = Command::new("tmux")
             .args(["-L", &self.socket, "resize-window", "-t", "0", "-y"])

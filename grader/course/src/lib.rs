@@ -89,9 +89,6 @@ pub struct OpenArgs {
     /// first failed run in the course's order without one.
     #[arg(value_name = "CHECK")]
     pub check: Option<String>,
-    /// Write the page and say where, without serving it.
-    #[arg(long)]
-    pub no_serve: bool,
 }
 
 /// `cargo course grade`.
@@ -176,9 +173,7 @@ pub fn main(cli: Cli) -> ExitCode {
     let result = match cli.command.unwrap_or(Command::Watch) {
         Command::Watch => watch::run(grade::course_root()),
         Command::Reset(args) => reset::run(&grade::course_root(), &args.exercise, args.yes),
-        Command::Open(args) => {
-            open::run(&grade::course_root(), args.check.as_deref(), !args.no_serve)
-        }
+        Command::Open(args) => open::run(&grade::course_root(), args.check.as_deref()),
         Command::Grade(args) => grade::command(&args),
         Command::Doctor => Ok(doctor::command()),
         Command::Batch(args) => batch::command(&args),

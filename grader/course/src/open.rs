@@ -4,17 +4,23 @@
 //! A scenario check that fails keeps its run as a timeline file
 //! ([`grader::recording`]). This command puts that run, beside a correct
 //! lock's run of the same story (the book's own `book/timelines/NAME.json`),
-//! on one page with the book's player (`book/theme/timeline-*.js` and its
-//! CSS), writes the page to `target/course/player.html`, and serves it on
-//! localhost until Ctrl-C. The page holds everything it needs, so it also
-//! opens straight from the file. Only the checks that play a whole story
-//! have a run: the others call one function and their report already shows
-//! every command it sent.
+//! on one page with the book's player (the same `book/theme/timeline-*`
+//! scripts and styles the book loads), writes the page to
+//! `target/course/player.html`, and prints its `file://` address. Only the
+//! checks that play a whole story have a run: the others call one function
+//! and their report already shows every command it sent.
+//!
+//! The page is opened as a file, as `cargo doc` opens its pages, not served:
+//! its scripts, styles and data are inline and it fetches nothing (the book's
+//! what-if grids, the only part of the player that fetches, are not on it),
+//! so a browser shows it from the disk exactly as it would from a server. A
+//! server would add a port, a process that blocks until Ctrl-C and an HTTP
+//! stack to keep, for a page that changes only when the learner grades again
+//! and opens again. Where the browser runs on another machine (over ssh), the
+//! one file is all there is to copy.
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,15 +31,19 @@ use grader::timeline::html::{escape, json_for_script};
 
 use super::error::CourseError;
 
-/// The port tried first; a free one is taken when it is in use.
-pub const PORT: u16 = 3001;
-
-/// The player's files in the book, in the order the page loads them.
-const THEME: [&str; 3] = [
+/// The player's scripts in `book/theme`, in the order the book loads them
+/// (`additional-js` in `book/book.toml`; a test holds the two together).
+const SCRIPTS: [&str; 6] = [
     "timeline-common.js",
+    "timeline-calls.js",
     "timeline-messages.js",
+    "timeline-what-if.js",
+    "timeline-predict.js",
     "timeline-player.js",
 ];
+
+/// The player's styles in `book/theme` (`additional-css` in `book/book.toml`).
+const STYLES: [&str; 2] = ["timeline-player.css", "timeline-what-if.css"];
 
 /// Where the kept runs of the course at `root` are: `course/runs` in its
 /// target directory.
@@ -49,11 +59,30 @@ pub fn runs_dir(root: &Path) -> PathBuf {
     target.join(recording::RUNS_SUBDIR)
 }
 
-/// Opens the kept run of `check` (or of the first check that has one) in
-/// the course at `root`; serves it unless `serve` is false.
-pub fn run(root: &Path, check: Option<&str>, serve: bool) -> Result<ExitCode, CourseError> {
-    let runs = runs_dir(root);
-    let (check, path) = find(&runs, check)?;
+/// Writes the player's page for the kept run of `check` (or of the first
+/// check that has one) in the course at `root`, and says where it is.
+pub fn run(root: &Path, check: Option<&str>) -> Result<ExitCode, CourseError> {
+    let (check, out) = write_page(root, &runs_dir(root), check)?;
+    // An address the terminal can follow; the path itself if it cannot be one.
+    let address = fs::canonicalize(&out)
+        .ok()
+        .and_then(|path| url::Url::from_file_path(path).ok())
+        .map_or_else(|| out.display().to_string(), String::from);
+    println!(
+        "Your run of {check} is in the book's player: open {address} in your browser. The page \
+         holds everything it needs: it opens from the file, also copied elsewhere."
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the page for the kept run of `check` in `runs` beside that folder,
+/// as `player.html`; returns the check's full name and the page's path.
+fn write_page(
+    root: &Path,
+    runs: &Path,
+    check: Option<&str>,
+) -> Result<(String, PathBuf), CourseError> {
+    let (check, path) = find(runs, check)?;
     let mine = read_timeline(&path)?;
     let reference = read_timeline(
         &root
@@ -62,17 +91,13 @@ pub fn run(root: &Path, check: Option<&str>, serve: bool) -> Result<ExitCode, Co
     )
     .ok();
     let html = page(root, &check, mine, reference)?;
-    let out = runs.parent().unwrap_or(&runs).join("player.html");
+    let out = runs.parent().unwrap_or(runs).join("player.html");
     fs::write(&out, &html).map_err(|source| CourseError::File {
         what: "could not write the player's page to",
         path: out.clone(),
         source,
     })?;
-    println!("Your run of {check} is in the player: {}", out.display());
-    if serve {
-        serve_page(&html)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok((check, out))
 }
 
 /// The kept run of `check`, or of the first check in the course's order
@@ -135,9 +160,13 @@ pub fn page(
             source,
         })
     };
-    let css = read("timeline-player.css")?;
+    let mut css = String::new();
+    for name in STYLES {
+        css.push_str(&read(name)?);
+        css.push('\n');
+    }
     let mut scripts = String::new();
-    for name in THEME {
+    for name in SCRIPTS {
         scripts.push_str(&format!("<script>\n{}\n</script>\n", read(name)?));
     }
     let story = mine.name.clone();
@@ -180,57 +209,9 @@ body {{ background: var(--bg); color: var(--fg); font-family: sans-serif; max-wi
     ))
 }
 
-/// Serves `html` at every path of a local port until the process is stopped.
-fn serve_page(html: &str) -> Result<(), CourseError> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, PORT))
-        .or_else(|_| TcpListener::bind((Ipv4Addr::LOCALHOST, 0)))
-        .map_err(|source| CourseError::System {
-            what: "could not open a local port for the player",
-            source,
-        })?;
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(PORT);
-    println!("Serving it on http://localhost:{port}/ (Ctrl-C stops).");
-    serve_on(&listener, html, None);
-    Ok(())
-}
-
-/// Answers requests on `listener` with `html` (at most `requests`, if given).
-fn serve_on(listener: &TcpListener, html: &str, requests: Option<usize>) {
-    for stream in listener
-        .incoming()
-        .flatten()
-        .take(requests.unwrap_or(usize::MAX))
-    {
-        // One request at a time: a client that sends nothing must not hold the others up.
-        let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-        let mut reader = BufReader::new(&stream);
-        let mut request = String::new();
-        // The request line; the headers are read and ignored.
-        if reader.read_line(&mut request).is_err() {
-            continue;
-        }
-        let mut header = String::new();
-        while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
-            header.clear();
-        }
-        let (status, body) = if request.starts_with("GET ") {
-            ("200 OK", html)
-        } else {
-            ("405 Method Not Allowed", "only GET\n")
-        };
-        let response = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
-             Connection: close\r\n\r\n{body}",
-            body.len()
-        );
-        let _ = (&stream).write_all(response.as_bytes());
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::io::Read;
-    use std::net::TcpStream;
+    use std::process::Command;
 
     use super::*;
 
@@ -269,17 +250,22 @@ mod tests {
             html.contains("A &lt;b&gt;slow&lt;/b&gt; job"),
             "text is escaped"
         );
-        for script in THEME {
-            let source = fs::read_to_string(root().join("book/theme").join(script)).unwrap();
-            assert!(html.contains(&source), "{script} is on the page");
+        for file in SCRIPTS.iter().chain(&STYLES) {
+            let source = fs::read_to_string(root().join("book/theme").join(file)).unwrap();
+            assert!(html.contains(&source), "{file} is on the page");
         }
+        let data = data_of(&html);
+        assert_eq!(data["timelines"].as_array().map(Vec::len), Some(2));
+    }
+
+    /// The timelines the page embeds for the player.
+    fn data_of(html: &str) -> serde_json::Value {
         let data = html
             .split(r#"<script type="application/json" data-timelines="">"#)
             .nth(1)
             .and_then(|rest| rest.split("</script>").next())
             .expect("the data is on the page");
-        let parsed: serde_json::Value = serde_json::from_str(data).expect("the data is JSON");
-        assert_eq!(parsed["timelines"].as_array().map(Vec::len), Some(2));
+        serde_json::from_str(data).expect("the data is JSON")
     }
 
     #[test]
@@ -290,19 +276,93 @@ mod tests {
         assert!(err.contains("scenarios::"), "{err}");
     }
 
+    /// A fresh folder of kept runs holding the book's gc-pause run as the
+    /// kept run of `scenarios::gc_pause`.
+    fn kept_gc_pause(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let runs = dir.join("course/runs");
+        fs::create_dir_all(&runs).expect("mkdir");
+        fs::copy(
+            root().join("book/timelines/gc-pause.json"),
+            recording::file(&runs, "scenarios::gc_pause"),
+        )
+        .expect("copies a run");
+        runs
+    }
+
     #[test]
-    fn the_server_answers_with_the_page() {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("a free port");
-        let port = listener.local_addr().expect("its address").port();
-        let server = std::thread::spawn(move || serve_on(&listener, "<p>the page</p>", Some(1)));
-        let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).expect("connects");
-        stream
-            .write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            .expect("sends");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).expect("reads");
-        server.join().expect("the server ends after one request");
-        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
-        assert!(answer.ends_with("<p>the page</p>"), "{answer}");
+    fn the_page_is_written_beside_the_runs_and_loads_nothing_from_elsewhere() {
+        let runs = kept_gc_pause("player-page");
+        let (check, out) = write_page(&root(), &runs, Some("gc_pause")).expect("the page");
+        assert_eq!(check, "scenarios::gc_pause");
+        assert_eq!(out, runs.parent().expect("a parent").join("player.html"));
+        let html = fs::read_to_string(&out).expect("the page was written");
+        assert!(html.contains(r#"data-timeline-player="your-gc-pause""#));
+        // Opened from the file, the page has no server to ask for anything.
+        for outside in ["<script src", "<link", "@import"] {
+            assert!(!html.contains(outside), "the page asks for more: {outside}");
+        }
+        // The what-if grids are what the player would fetch.
+        assert_eq!(data_of(&html).get("what_if"), None);
+        let _ = fs::remove_dir_all(runs.parent().and_then(Path::parent).expect("the folder"));
+    }
+
+    /// The quoted `theme/timeline-*` names of `key`'s line in `book/book.toml`.
+    fn book_loads(key: &str) -> Vec<String> {
+        let book = fs::read_to_string(root().join("book/book.toml")).expect("book.toml");
+        let line = book
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} =")))
+            .unwrap_or_else(|| panic!("book.toml has no {key}"));
+        line.split('"')
+            .filter_map(|item| item.strip_prefix("theme/"))
+            .filter(|name| name.starts_with("timeline-"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn the_page_loads_the_players_files_the_book_loads_in_its_order() {
+        assert_eq!(book_loads("additional-js"), SCRIPTS);
+        assert_eq!(book_loads("additional-css"), STYLES);
+    }
+
+    #[test]
+    #[ignore = "needs Chromium (apt-get install chromium): \
+                cargo test -p course --lib open -- --ignored"]
+    fn the_player_builds_when_a_browser_opens_the_file() {
+        let runs = kept_gc_pause("player-browser");
+        let (_, out) = write_page(&root(), &runs, None).expect("the page");
+        let browser = Command::new("chromium")
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+            ])
+            .arg(
+                url::Url::from_file_path(&out)
+                    .expect("an absolute path")
+                    .as_str(),
+            )
+            .output()
+            .expect("chromium runs (apt-get install chromium)");
+        let dom = String::from_utf8_lossy(&browser.stdout);
+        // The player fills its container with controls; a script that fails leaves it empty.
+        for built in [
+            r#"data-role="status""#,
+            r#"data-role="strip""#,
+            "Your run of scenarios::gc_pause",
+        ] {
+            assert!(
+                dom.contains(built),
+                "no {built} in the page as Chromium built it:\n{dom}\n{}",
+                String::from_utf8_lossy(&browser.stderr)
+            );
+        }
+        let _ = fs::remove_dir_all(runs.parent().and_then(Path::parent).expect("the folder"));
     }
 }

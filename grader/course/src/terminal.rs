@@ -1,82 +1,97 @@
 //! The terminal, kept plain: single keys without Enter, and a screen redrawn
 //! whole.
 //!
-//! The loop needs two things from a terminal: each key as it is pressed, and
-//! a way to replace what is on screen. Both work the same over ssh, in tmux
-//! and in a plain console with the system's own terminal settings (termios:
-//! no line editing, no echo) and two standard escape sequences (cursor home,
-//! clear to the end). When standard input is not a terminal, keys are read
-//! as they come, a line at a time, which is how a script drives the loop.
-//!
-//! The settings are read and written through `rustix`'s termios, which the
-//! grader uses for its other system calls: three calls do not need a
-//! terminal library's event loop and signal handling.
+//! The loop needs three things from a terminal: each key as it is pressed,
+//! the terminal's height, and a way to replace what is on screen. crossterm
+//! (which rustlings' loop uses too) gives them the same way over ssh, in tmux
+//! and in a plain console: raw mode, whose keys, and the terminal's new size
+//! when it is resized, come as events; and the standard commands that move
+//! the cursor home and clear to the end. Raw mode reads Ctrl-C as a key too,
+//! so that quitting always puts the terminal back. The loop has no use
+//! without a terminal: there it says so and names the commands that grade
+//! without one.
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, Write};
 use std::sync::mpsc::Sender;
 use std::thread;
 
-use rustix::termios::{LocalModes, OptionalActions, SpecialCodeIndex, Termios};
+use crossterm::cursor::MoveTo;
+use crossterm::event::{self, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::style::Print;
+use crossterm::terminal::{self, Clear, ClearType};
+use crossterm::{execute, queue};
 
-/// Standard input's settings as they were, put back on drop.
-pub struct RawKeys {
-    saved: Option<Termios>,
-}
+use super::error::CourseError;
 
-impl RawKeys {
-    /// Reads keys one at a time, unechoed, from now until drop. Ctrl-C is read
-    /// as a key too, so that quitting always puts the terminal back. A
-    /// failure leaves the terminal as it is.
-    pub fn enter() -> RawKeys {
-        let stdin = io::stdin();
-        if !stdin.is_terminal() {
-            return RawKeys { saved: None };
-        }
-        let Ok(saved) = rustix::termios::tcgetattr(&stdin) else {
-            return RawKeys { saved: None };
-        };
-        let mut raw = saved.clone();
-        raw.local_modes &= !(LocalModes::ICANON | LocalModes::ECHO | LocalModes::ISIG);
-        raw.special_codes[SpecialCodeIndex::VMIN] = 1;
-        raw.special_codes[SpecialCodeIndex::VTIME] = 0;
-        if rustix::termios::tcsetattr(&stdin, OptionalActions::Now, &raw).is_err() {
-            return RawKeys { saved: None };
-        }
-        RawKeys { saved: Some(saved) }
+/// The terminal in raw mode, put back on drop.
+pub struct RawMode(());
+
+impl RawMode {
+    /// Reads keys one at a time, unechoed, from now until drop; clears the
+    /// screen, which [`show`] then draws over.
+    pub fn enter() -> Result<RawMode, CourseError> {
+        terminal::enable_raw_mode().map_err(|e| {
+            CourseError::Usage(format!(
+                "`cargo course` grades on every save in a terminal, and found none here ({e}): \
+                 grade with `cargo course grade` or `cargo test -p exercises` instead"
+            ))
+        })?;
+        let _ = execute!(io::stdout(), Clear(ClearType::All));
+        Ok(RawMode(()))
     }
 }
 
-impl Drop for RawKeys {
+impl Drop for RawMode {
     fn drop(&mut self) {
-        if let Some(saved) = &self.saved {
-            let _ = rustix::termios::tcsetattr(io::stdin(), OptionalActions::Now, saved);
-        }
+        let _ = terminal::disable_raw_mode();
     }
 }
 
-/// Sends every byte read from standard input, as `wrap(byte)`, until it ends
-/// or the receiver is gone; at its end sends `wrap(None)`.
-pub fn read_keys<E: Send + 'static>(events: Sender<E>, wrap: fn(Option<u8>) -> E) {
+/// What the learner did at the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// A key that types this character.
+    Key(char),
+    /// This character's key with Ctrl held.
+    Ctrl(char),
+    /// The terminal was resized: its new height in lines, if it says.
+    Resized(Option<usize>),
+    /// The terminal can no longer be read.
+    Closed,
+}
+
+/// Sends what the learner does, as `wrap(input)`, until the terminal closes
+/// (sent last, as [`Input::Closed`]) or the receiver is gone.
+pub fn read_input<E: Send + 'static>(events: Sender<E>, wrap: fn(Input) -> E) {
     thread::spawn(move || {
-        let mut stdin = io::stdin().lock();
-        let mut byte = [0u8; 1];
         loop {
-            let key = match stdin.read(&mut byte) {
-                Ok(1) => Some(byte[0]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                _ => None,
+            let input = match event::read() {
+                Ok(event::Event::Key(key)) if key.kind == KeyEventKind::Press => match key.code {
+                    KeyCode::Char(c) if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                        Input::Ctrl(c)
+                    }
+                    KeyCode::Char(c) => Input::Key(c),
+                    _ => continue,
+                },
+                Ok(event::Event::Resize(_, rows)) => Input::Resized(lines(rows)),
+                Ok(_) => continue,
+                Err(_) => Input::Closed,
             };
-            if events.send(wrap(key)).is_err() || key.is_none() {
+            if events.send(wrap(input)).is_err() || input == Input::Closed {
                 break;
             }
         }
     });
 }
 
-/// The terminal's height in lines, if standard output is a terminal.
+/// The terminal's height in lines, if there is a terminal.
 pub fn height() -> Option<usize> {
-    let size = rustix::termios::tcgetwinsize(io::stdout()).ok()?;
-    (size.ws_row > 0).then_some(usize::from(size.ws_row))
+    lines(terminal::size().ok()?.1)
+}
+
+/// A height of `rows`; none when the terminal says 0 (it does not know).
+fn lines(rows: u16) -> Option<usize> {
+    (rows > 0).then_some(usize::from(rows))
 }
 
 /// Replaces the screen with `text`.
@@ -84,8 +99,16 @@ pub fn show(text: &str) {
     let mut out = io::stdout().lock();
     // Home, then each line cleared to its end, then the rest of the screen.
     // No newline after the last line: on a full screen it would scroll.
-    let lines: Vec<&str> = text.lines().collect();
-    let frame = format!("\x1b[H{}\x1b[K\x1b[J", lines.join("\x1b[K\r\n"));
-    let _ = out.write_all(frame.as_bytes());
+    let _ = queue!(out, MoveTo(0, 0));
+    for (n, line) in text.lines().enumerate() {
+        let newline = if n == 0 { "" } else { "\r\n" };
+        let _ = queue!(
+            out,
+            Print(newline),
+            Print(line),
+            Clear(ClearType::UntilNewLine)
+        );
+    }
+    let _ = queue!(out, Clear(ClearType::FromCursorDown));
     let _ = out.flush();
 }

@@ -176,15 +176,16 @@ pub(super) fn lease_held(url: &str, run: &str) -> Option<bool> {
 pub(crate) fn run_id() -> &'static str {
     static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     RUN.get_or_init(|| {
-        let mut bytes = [0u8; 8];
         // Without randomness the pid and the clock still tell most runs apart.
-        if getrandom::fill(&mut bytes).is_err() {
+        crate::random::hex::<8>().unwrap_or_else(|_| {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
-            bytes = (now.as_nanos() as u64 ^ u64::from(std::process::id())).to_le_bytes();
-        }
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+            format!(
+                "{:016x}",
+                now.as_nanos() as u64 ^ u64::from(std::process::id())
+            )
+        })
     })
 }
 

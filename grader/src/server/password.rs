@@ -29,11 +29,11 @@ pub struct Password(String);
 impl Password {
     /// A fresh password, or why the random source could not give one.
     pub(crate) fn fresh() -> Result<Password, ServerError> {
-        let mut bytes = [0u8; PASSWORD_BYTES];
-        getrandom::fill(&mut bytes).map_err(|e| ServerError::NoRandomness {
-            cause: e.to_string(),
-        })?;
-        Ok(Password(bytes.iter().map(|b| format!("{b:02x}")).collect()))
+        crate::random::hex::<PASSWORD_BYTES>()
+            .map(Password)
+            .map_err(|e| ServerError::NoRandomness {
+                cause: e.to_string(),
+            })
     }
 
     /// A password read back from where the grader put it (a container's command line, for the
