@@ -72,27 +72,19 @@ pub mod judge;
 pub mod limits;
 pub mod lock;
 pub mod model;
-pub mod outcome;
-// Signals its Redis processes and removes its containers at exit with system
-// calls of its own (kill, atexit).
-#[allow(unsafe_code)]
 pub mod nodes;
+pub mod outcome;
 pub mod prefix;
 pub mod probe;
 pub mod random;
 pub mod recording;
 pub mod reference;
-// Sets the runner's limits between fork and exec (`pre_exec`).
-#[allow(unsafe_code)]
 pub mod remote;
 pub mod replication;
 pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod scenario;
-// Tells whether a container's owner lives and removes its container at exit
-// with system calls of its own (kill, gethostname, atexit).
-#[allow(unsafe_code)]
 pub mod server;
 pub mod stall;
 pub mod story;

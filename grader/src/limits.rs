@@ -1,19 +1,17 @@
 //! The limits every process started for a check runs under, the check's own
-//! process and the learner's runner alike: a ceiling on its memory, and death
-//! with the process that started it.
+//! process and the learner's runner alike: a ceiling on its memory (with death
+//! with the process that started it, both set by [`crate::sys::install`]).
 //!
 //! Written once here, below both the harness that starts a check's process
 //! and the runner's link that starts a runner, so that neither reaches into
 //! the other for them.
 
-use std::io;
-
 use rustix::process::Resource;
 
-use crate::sys::{self, Rlimit};
+use crate::sys::Rlimit;
 
 /// The memory a check's process may allocate (`RLIMIT_DATA`, see
-/// [`limit_and_tie`]). A check needs a few dozen MiB; a token or a
+/// [`memory_limit`]). A check needs a few dozen MiB; a token or a
 /// loop that grows without bound stops here, before it makes the machine swap.
 pub const MEMORY_LIMIT: u64 = 512 * 1024 * 1024;
 
@@ -37,15 +35,4 @@ pub fn memory_limit(memory: u64) -> Rlimit {
         soft: memory,
         hard: memory,
     }
-}
-
-/// Runs in a child between fork and exec, after what is its own: the limit
-/// on its memory ([`memory_limit`]) and death with this process's thread
-/// that started it (a parent stopped by Ctrl-C can no longer enforce the
-/// time limit). For a learner's runner; a check's process gets the same from
-/// its `ChildSetup`. Only system calls, no allocation.
-pub(crate) fn limit_and_tie(memory: u64, parent: libc::pid_t) -> io::Result<()> {
-    sys::set_rlimit(&memory_limit(memory))?;
-    let parent = rustix::process::Pid::from_raw(parent).ok_or(rustix::io::Errno::SRCH)?;
-    sys::die_with_parent(parent)
 }

@@ -20,9 +20,9 @@ use std::time::Duration;
 
 use rustix::event::{PollFd, PollFlags, Timespec};
 use rustix::io::{Errno, FdFlags};
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+use rustix::process::{Pid, WaitId, WaitIdOptions};
 
-pub use rustix::process::Resource;
+pub use rustix::process::{Resource, Signal};
 
 /// The descriptor number `bwrap` is told to write its JSON status to.
 pub const STATUS_FD: RawFd = 3;
@@ -75,6 +75,42 @@ pub fn kill(process: u32) {
     if let Some(process) = pid(process) {
         let _ = rustix::process::kill_process(process, Signal::KILL);
     }
+}
+
+/// Sends `signal` to `process`, a child of this process's that it has not reaped (a Redis
+/// node's server: stopped, continued, killed), so that its pid cannot have been reused. A
+/// process already gone is not an error.
+pub fn send(process: u32, signal: Signal) {
+    if let Some(process) = pid(process) {
+        let _ = rustix::process::kill_process(process, signal);
+    }
+}
+
+/// Whether a process `process` exists, whoever it belongs to (signal 0 sends nothing; a
+/// process of another user answers "not permitted", which says that it exists).
+pub fn exists(process: u32) -> bool {
+    pid(process).is_some_and(|process| {
+        matches!(
+            rustix::process::test_kill_process(process),
+            Ok(()) | Err(Errno::PERM)
+        )
+    })
+}
+
+/// This machine's host name (`uname`'s node name).
+pub fn host_name() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs `handler` when this process exits normally (`atexit`): a plain function that never
+/// unwinds. Says whether it was registered.
+pub fn at_exit(handler: extern "C" fn()) -> bool {
+    // SAFETY: `handler` is a function of C ABI, valid for the whole life of the process; the
+    // caller's doc holds it to never unwind.
+    unsafe { libc::atexit(handler) == 0 }
 }
 
 /// Sends SIGKILL to every process of the group `group`. The caller holds the

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::server::process::{Place, start_process_on};
 use crate::server::{Password, RedisServer, ServerError};
+use crate::sys::{self, Signal};
 
 /// How long a stopped process may take to show it.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -77,7 +78,7 @@ impl ProcessNode {
 
     /// `SIGSTOP`, then waits until the process shows as stopped where `/proc` tells.
     pub(super) fn pause(&self) {
-        signal(self.pid, libc::SIGSTOP);
+        signal(self.pid, Signal::STOP);
         let stat = format!("/proc/{}/stat", self.pid);
         let deadline = Instant::now() + SETTLE_TIMEOUT;
         while Instant::now() < deadline {
@@ -96,13 +97,13 @@ impl ProcessNode {
     }
 
     pub(super) fn resume(&self) {
-        signal(self.pid, libc::SIGCONT);
+        signal(self.pid, Signal::CONT);
     }
 
     /// `SIGKILL`; returns once the process is gone and its sockets are closed (the server's
     /// handle kills it and reaps it when dropped).
     pub(super) fn kill(&mut self) {
-        signal(self.pid, libc::SIGKILL);
+        signal(self.pid, Signal::KILL);
         self.server = None;
     }
 
@@ -114,11 +115,8 @@ impl ProcessNode {
     }
 }
 
-fn signal(pid: i32, signal: libc::c_int) {
-    if pid > 0 {
-        // SAFETY: kill(2) on a pid this process started; a pid that has gone is harmless (ESRCH).
-        unsafe {
-            libc::kill(pid, signal);
-        }
+fn signal(pid: i32, signal: Signal) {
+    if let Ok(pid) = u32::try_from(pid) {
+        sys::send(pid, signal);
     }
 }

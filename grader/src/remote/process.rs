@@ -18,7 +18,7 @@
 use std::io::{self, BufReader, BufWriter, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,9 +31,10 @@ use redis::Parser;
 
 use crate::folder::PrivateFolder;
 use crate::isolation::{self, Isolation, Limit, Spec};
-use crate::limits::{MEMORY_LIMIT, limit_and_tie};
+use crate::limits::{MEMORY_LIMIT, memory_limit};
 use crate::outcome::End;
 use crate::sandbox::CALL_LIMIT;
+use crate::sys::{self, ChildSetup, Signal};
 
 /// The only variables of the judge's environment a runner sees: which lock of
 /// the catalogue a `grade-lock` runner plays (the grader's own tests). No
@@ -136,11 +137,12 @@ impl Process {
                     // What it prints goes where the check's own output goes: under the check.
                     .stdout(Stdio::inherit())
                     .stderr(Stdio::inherit());
-                let parent = std::process::id() as libc::pid_t;
-                // SAFETY: between fork and exec only async-signal-safe calls, no allocation.
-                unsafe {
-                    command.pre_exec(move || limit_and_tie(MEMORY_LIMIT, parent));
-                }
+                let setup = ChildSetup {
+                    rlimits: vec![memory_limit(MEMORY_LIMIT)],
+                    die_with: Some(std::process::id()),
+                    ..ChildSetup::default()
+                };
+                sys::install(&mut command, setup)?;
                 Running::Plain(Mutex::new(command.spawn()?))
             }
             Some(isolation) => {
@@ -378,7 +380,7 @@ fn sandboxed_end(outcome: &isolation::Outcome) -> End {
         (Some(code), None) => End::Exited { code },
         // Killed at a limit, or by the kernel with its namespace.
         (None, None) => End::Signaled {
-            signal: libc::SIGKILL,
+            signal: Signal::KILL.as_raw(),
         },
     }
 }

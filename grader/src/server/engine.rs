@@ -232,9 +232,8 @@ fn no_engine_here() -> Result<(), ServerError> {
 fn register_exit_handler() {
     static REGISTERED: Once = Once::new();
     REGISTERED.call_once(|| {
-        // SAFETY: the handler is a plain function with C ABI that never unwinds.
-        let result = unsafe { libc::atexit(stop_at_exit) };
-        if result != 0 {
+        // The handler catches every unwind: it never unwinds itself.
+        if !crate::sys::at_exit(stop_at_exit) {
             note(
                 "could not register the exit handler: the Docker helper removes this run's \
                  containers when it notices the end",

@@ -17,7 +17,6 @@
 //! When neither can be told (no `/proc`, a container that cannot be reached), the container is
 //! kept: removing a live run's server would fail every check of that run.
 
-use std::ffi::CStr;
 use std::time::Duration;
 
 /// Labels that mark the grader's containers and tie them to the run that started them.
@@ -204,28 +203,12 @@ fn start_time(pid: u32) -> Option<u64> {
 }
 
 fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // Signal 0 checks for existence only. EPERM means it exists but belongs to someone else.
-    // SAFETY: kill with signal 0 sends nothing and touches no memory.
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    crate::sys::exists(pid)
 }
 
 /// This machine's host name, which scopes the sweep to containers this host's runs started.
 pub(super) fn host_name() -> String {
-    let mut buffer = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname writes at most that many bytes.
-    let result = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    if result != 0 {
-        return "unknown".to_owned();
-    }
-    // A name that fills the buffer may lack its NUL: keep the last byte as one.
-    buffer[buffer.len() - 1] = 0;
-    CStr::from_bytes_until_nul(&buffer)
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "unknown".to_owned())
+    crate::sys::host_name()
 }
 
 #[cfg(test)]
