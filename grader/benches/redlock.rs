@@ -19,9 +19,10 @@
 
 use std::time::{Duration, Instant};
 
-use grader::checks::redlock_stories::{play, story};
 use grader::nodes::{NODES, NodeSet};
 use grader::reference::LOCK as REFERENCE;
+use grader::run::run as play;
+use grader::scenario::named as story;
 use grader::server::{self, NodeSource};
 
 const RUNS: usize = 5;

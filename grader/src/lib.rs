@@ -23,10 +23,10 @@
 //!   off, a primary killed, a replica promoted;
 //! - [`stall`] tells a stalled machine apart from a broken lock;
 //! - [`story`] is what every story of the course is: its topology, its clients' plans and its
-//!   faults, from one vocabulary; [`scenario`] lists the stories on one server and a pair,
-//!   [`run`] plays them and records a [`timeline`] (the Redlock stories are listed and played
-//!   in `checks::redlock_stories`), [`verdict`] names the rules a safe lock keeps,
-//!   and [`judge`] judges each rule in one place, for every kind of check;
+//!   faults, from one vocabulary, and what a graded run of it is held to; [`scenario`] lists
+//!   the stories (on one server, a pair, and Redlock's nodes), [`run`] is the one engine that
+//!   plays any of them and records a [`timeline`], [`verdict`] names the rules a safe lock
+//!   keeps, and [`judge`] judges each rule in one place, for every kind of check;
 //! - [`probe`] steps in between two commands, at every boundary in turn;
 //! - [`model`] says what each learner function must do, and [`explore`]
 //!   plays histories drawn from a seed against it;

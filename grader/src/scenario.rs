@@ -1,4 +1,5 @@
-//! The course's stories on one Redis server, and those of replication and failover.
+//! The course's stories: on one Redis server, those of replication and failover, and (in
+//! [`redlock`]) those of Redlock's nodes.
 //!
 //! Clients A, B and C each want to add 1 to a counter in the storage: take the lock, read the
 //! counter, work, write the counter + 1, release. Three jobs should leave the counter at 3. What
@@ -12,9 +13,12 @@
 //! before its replica has it, and the replica is promoted without it.
 //!
 //! Each entry is a [`Story`], the one description every story of the course has, with its faults
-//! from the one vocabulary of [`crate::story::fault`]; a new story here is one more entry.
-//! [`crate::run`] plays them: each client does one step per virtual second, in the order A, B, C;
-//! a client that finds the lock taken tries again the next second.
+//! from the one vocabulary of [`crate::story::fault`]; a new story here is one more entry, and a
+//! Redlock story one in [`redlock`]. [`crate::run`] plays them all: each client does one step per
+//! virtual second, in the order A, B, C; a client that finds the lock taken tries again the next
+//! second.
+
+pub mod redlock;
 
 use crate::story::{Fault, Fencing, Plan, Story, Topology};
 
@@ -242,7 +246,10 @@ pub fn all() -> Vec<Story> {
     ]
 }
 
-/// The story called `name`.
+/// The story called `name`, on one server, a pair or Redlock's nodes.
 pub fn named(name: &str) -> Option<Story> {
-    all().into_iter().find(|s| s.name == name)
+    all()
+        .into_iter()
+        .chain(redlock::all())
+        .find(|s| s.name == name)
 }

@@ -5,14 +5,15 @@
 //! timeline (the book's `redlock-*` files, held to fresh plays by `book_timelines.rs`) and a list
 //! of lines, kept as a snapshot: what a failure report shows.
 
-use grader::checks::redlock_stories::{Played, all, play, story};
 use grader::reference::LOCK as REFERENCE;
+use grader::run::{Run, run};
+use grader::scenario::{named as story, redlock::all};
 use grader::story::Fault;
 use grader::timeline::{ActionKind, Lane, NodeHealth, Note, Second, State, Timeline};
 
-fn played(name: &str) -> Played {
+fn played(name: &str) -> Run {
     let story = story(name).unwrap_or_else(|| panic!("no story {name}"));
-    let played = play(&story, &REFERENCE).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let played = run(&story, &REFERENCE).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(played.halt.is_none(), "{name}: the reference failed");
     played
 }
@@ -386,7 +387,7 @@ fn the_explorer_catches_each_wrong_redlock_and_replays_it() {
 fn a_client_crash_is_the_same_fault_on_the_nodes() {
     let mut crashing = story("pause_longer_than_validity").expect("the pause story");
     crashing.faults = vec![(2, Fault::Crash("A"))];
-    let played = play(&crashing, &REFERENCE).expect("a play");
+    let played = run(&crashing, &REFERENCE).expect("a play");
     assert!(played.halt.is_none());
     let run = &played.timeline;
     assert_eq!(at(run, 2).clients["A"].state, State::Crashed);

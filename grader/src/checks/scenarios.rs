@@ -1,8 +1,9 @@
-//! The checks that play one of the course's stories ([`crate::scenario`])
-//! and hold the run to the rules, then to a correct lock's run, second by
-//! second.
+//! The checks that play one of the course's stories ([`crate::scenario`]) and hold the run to
+//! what the story's policy says ([`Story::held_to`]): the rules, then a correct lock's run, second
+//! by second; or, for Redlock's stories, a correct Redlock's whole run
+//! ([`super::redlock_stories`]).
 //!
-//! The runner ([`crate::run`]) judges every call it makes with the same
+//! The engine ([`crate::run`]) judges every call it makes with the same
 //! judges as the direct checks ([`crate::judge`]); this module turns its
 //! first broken rule, or the first second where it parts from the
 //! reference lock's run, into a verdict.
@@ -15,60 +16,55 @@ use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
 use crate::report::{Report, Verdict};
-use crate::run;
+use crate::run::{self, Halt, Run};
 use crate::sandbox::Failure;
 use crate::scenario;
-use crate::timeline::{Action, ActionKind, Second, Timeline};
+use crate::story::{HeldTo, Story};
+use crate::timeline::{Action, ActionKind, Second};
 use crate::verdict::{Property, Violation};
 
-/// Plays the scenario with `lock`, then holds the run to the rules and to the
-/// reference lock's run.
+/// Plays the story called `name` with `lock`, then holds the run to what the story's policy
+/// says.
 pub fn scenario_check(
     ctx: &Ctx<'_>,
     name: &'static str,
     lock: Lock,
 ) -> Result<Verdict, GradeError> {
-    let scenario = named(ctx, name)?;
-    let mine = run::run(&scenario, &lock)?;
-    let verdict = judge_scenario(ctx, &scenario, lock, &mine)?;
+    let story = named(ctx, name)?;
+    let mine = run::run(&story, &lock)?;
+    let verdict = match story.held_to() {
+        HeldTo::Rules => judge_scenario(ctx, &story, lock, &mine)?,
+        HeldTo::Reference => super::redlock_stories::judge(ctx, &story, lock, &mine)?,
+    };
     // The player steps through a failed run second by second (`cargo course open`).
     let failed = matches!(verdict, Verdict::Fail(_));
     crate::recording::keep(ctx.check, failed.then_some(&mine.timeline));
     Ok(verdict)
 }
 
+/// A correct lock's run of `story`, played once a process.
+pub(crate) fn reference_run(story: &Story) -> Result<Run, GradeError> {
+    static REFERENCE_RUNS: Mutex<BTreeMap<&'static str, Run>> = Mutex::new(BTreeMap::new());
+    super::reference_play(&REFERENCE_RUNS, story.name, || run::run(story, &REFERENCE))
+}
+
 /// The scenario `name` that the check of `ctx` plays.
-pub(crate) fn named(ctx: &Ctx<'_>, name: &'static str) -> Result<crate::story::Story, GradeError> {
+pub(crate) fn named(ctx: &Ctx<'_>, name: &'static str) -> Result<Story, GradeError> {
     scenario::named(name).ok_or(GradeError::NoSuchScenario {
         check: ctx.check,
         scenario: name,
     })
 }
 
-/// Holds a played run to the rules, then to the reference lock's run.
+/// Holds a played run to the rules, then to the reference lock's run ([`HeldTo::Rules`]).
 fn judge_scenario(
     ctx: &Ctx<'_>,
-    scenario: &crate::story::Story,
+    scenario: &Story,
     lock: Lock,
-    mine: &run::Run,
+    mine: &Run,
 ) -> Result<Verdict, GradeError> {
     if let Some(halt) = &mine.halt {
-        return Ok(match &halt.failure {
-            Failure::NotStarted { message } => Verdict::NotStarted {
-                function: halt.function,
-                message: message.clone(),
-            },
-            failure => {
-                let evidence = vec![mine.timeline.render(Some(halt.t))];
-                Verdict::Fail(Box::new(Report::failed(
-                    ctx.check,
-                    lock.name,
-                    halt.function,
-                    failure.clone(),
-                    evidence,
-                )))
-            }
-        });
+        return Ok(halted(ctx, lock, halt, mine.timeline.render(Some(halt.t))));
     }
     if let Some(v) = mine.violations.first() {
         let evidence = vec![mine.timeline.render(v.at_ms.map(|ms| ms / 1000))];
@@ -79,25 +75,12 @@ fn judge_scenario(
             evidence,
         ))));
     }
-    static REFERENCE_RUNS: Mutex<BTreeMap<&'static str, Timeline>> = Mutex::new(BTreeMap::new());
-    let expected = super::reference_play(&REFERENCE_RUNS, scenario.name, || {
-        Ok(run::run(scenario, &REFERENCE)?.timeline)
-    })?;
+    let expected = reference_run(scenario)?.timeline;
     let (ours, theirs) = (
         mine.timeline.with_tokens_renumbered(),
         expected.with_tokens_renumbered(),
     );
-    let differs = ours
-        .seconds
-        .iter()
-        .zip(&theirs.seconds)
-        .find(|(a, b)| a != b)
-        .map(|(a, _)| a.t)
-        .or_else(|| {
-            (ours.seconds.len() != theirs.seconds.len())
-                .then(|| ours.seconds.len().min(theirs.seconds.len()) as u64)
-        });
-    if let Some(t) = differs {
+    if let Some(t) = first_second_apart(&ours.seconds, &theirs.seconds) {
         let parting = ours
             .seconds
             .iter()
@@ -120,6 +103,33 @@ fn judge_scenario(
         ))));
     }
     Ok(Verdict::Pass)
+}
+
+/// The verdict on a run that a failed call of `lock` stopped: "not started" for a stub, else the
+/// failure, with `evidence`, the run so far.
+pub(crate) fn halted(ctx: &Ctx<'_>, lock: Lock, halt: &Halt, evidence: String) -> Verdict {
+    match &halt.failure {
+        Failure::NotStarted { message } => Verdict::NotStarted {
+            function: halt.function,
+            message: message.clone(),
+        },
+        failure => Verdict::Fail(Box::new(Report::failed(
+            ctx.check,
+            lock.name,
+            halt.function,
+            failure.clone(),
+            vec![evidence],
+        ))),
+    }
+}
+
+/// The first second where two runs' `ours` and `theirs` differ, or where the shorter one ends.
+pub(crate) fn first_second_apart(ours: &[Second], theirs: &[Second]) -> Option<u64> {
+    ours.iter()
+        .zip(theirs)
+        .find(|(a, b)| a != b)
+        .map(|(a, _)| a.t)
+        .or_else(|| (ours.len() != theirs.len()).then(|| ours.len().min(theirs.len()) as u64))
 }
 
 /// The first call of the learner's code that went otherwise in the second `ours` than in a

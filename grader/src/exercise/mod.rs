@@ -24,7 +24,7 @@ pub(crate) mod acquire;
 pub(crate) mod extend;
 pub(crate) mod fencing;
 pub(crate) mod keeper;
-mod redlock;
+pub(crate) mod redlock;
 pub(crate) mod release;
 pub mod scenarios;
 pub(crate) mod storage;

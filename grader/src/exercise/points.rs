@@ -33,7 +33,7 @@ mod tests {
     fn every_check_is_worth_its_kind() {
         for check in crate::checks::CHECKS {
             assert_eq!(of(check.name), check.points);
-            let redlock_story = crate::checks::redlock_stories::all()
+            let redlock_story = crate::scenario::redlock::all()
                 .iter()
                 .any(|story| check.name == format!("redlock::{}", story.name));
             let kind = if check.name.ends_with("::explored") {

@@ -1,6 +1,5 @@
-//! Taking the lock in a scenario: one client's acquire, or the race of
-//! all of them at t = 0, each call judged by [`crate::judge::acquire`] and
-//! [`crate::judge::fencing`].
+//! Taking the lock on one server or a pair's primary: one client's acquire, or the race of all of
+//! them at t = 0, each call judged by [`crate::judge::acquire`] and [`crate::judge::fencing`].
 
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use crate::timeline::ActionKind;
 use crate::wire::{Turns, Wire};
 use crate::world::enter;
 
-impl Runner<'_> {
+impl Runner {
     /// Client `i` tries to take the lock: its acquire, judged, and in a story with `WAIT` the
     /// course's confirmation.
     pub(super) fn take(&mut self, i: usize) -> Result<(), Stop> {
@@ -37,7 +36,7 @@ impl Runner<'_> {
     /// Calls `acquire` (or `acquire_fenced`); returns the grant, if any.
     pub(super) fn call_acquire(&mut self, i: usize) -> Result<Grant, Stop> {
         let (keys, token, ttl, lock) = self.acquire_args(i);
-        if self.story.fencing == Fencing::Off {
+        if self.stage.story.fencing == Fencing::Off {
             let granted = self.call(i, "acquire", move |w| {
                 (lock.acquire)(w, &keys.lock, &token, ttl)
             })?;
@@ -54,9 +53,9 @@ impl Runner<'_> {
         let keys = enter(&self.world).keys.clone();
         (
             keys,
-            self.clients[i].token.clone().unwrap_or_default(),
+            self.stage.clients[i].token.clone().unwrap_or_default(),
             self.ttl(),
-            *self.lock,
+            self.lock,
         )
     }
 
@@ -65,7 +64,7 @@ impl Runner<'_> {
     pub(super) fn before(&self, i: usize, value: Option<&str>) -> Before<'static> {
         match (value, self.holder_of(value)) {
             (None, _) => Before::Free,
-            (Some(_), Some(h)) if h != i => Before::HeldBy(self.clients[h].name()),
+            (Some(_), Some(h)) if h != i => Before::HeldBy(self.stage.clients[h].name()),
             _ => Before::Unknown,
         }
     }
@@ -77,15 +76,15 @@ impl Runner<'_> {
         };
         match self.holder_of(Some(value)) {
             Some(h) if h == i => Key::Own,
-            Some(h) if before == Before::HeldBy(self.clients[h].name()) => Key::Holders,
-            Some(h) => Key::Other(format!("{}'s token", self.clients[h].name())),
+            Some(h) if before == Before::HeldBy(self.stage.clients[h].name()) => Key::Holders,
+            Some(h) => Key::Other(format!("{}'s token", self.stage.clients[h].name())),
             None => Key::Other("a value no client was given".into()),
         }
     }
 
     /// The function the scenario takes the lock with.
     fn acquire_function(&self) -> &'static str {
-        if self.story.fencing == Fencing::Off {
+        if self.stage.story.fencing == Fencing::Off {
             "acquire"
         } else {
             "acquire_fenced"
@@ -102,14 +101,13 @@ impl Runner<'_> {
     ) -> Result<(), GradeError> {
         let ms = self.ms();
         let value = enter(&self.world).lock_value()?;
-        let name = self.clients[i].name();
+        let name = self.stage.clients[i].name();
         let call = Call::at(name, self.acquire_function(), ms);
         let key = self.key(i, before, value.as_deref());
         self.violations
             .extend(acquire::taking(&call, before, grant, &key));
         let Some(fence) = grant else {
-            self.clients[i].act(ActionKind::Denied, "denied");
-            return Ok(());
+            return self.act(i, ActionKind::Denied, "denied", false, false);
         };
         let expiry = enter(&self.world).lock_expiry()?;
         self.violations
@@ -117,30 +115,29 @@ impl Runner<'_> {
         if let Some(f) = fence {
             let newest = self.grants.iter().filter_map(|&(c, f)| Some((f?, c))).max();
             if let Some((n, c)) = newest {
-                let grant = format!("{}'s grant", self.clients[c].name());
+                let grant = format!("{}'s grant", self.stage.clients[c].name());
                 self.violations
                     .extend(tokens_grow(&call, f, Against::EarlierGrant(&grant, n)));
             }
         }
         self.grants.push((i, fence));
-        let c = &mut self.clients[i];
+        let c = &mut self.stage.clients[i];
         c.believes = true;
         c.fence = fence;
         c.step = Step::Read;
-        c.granted_at = self.t;
+        c.granted_at = self.stage.t;
         let text = match fence {
             Some(f) => format!("acquired, token {f}"),
             None => "acquired".into(),
         };
-        c.act(ActionKind::Acquired, text);
-        Ok(())
+        self.act(i, ActionKind::Acquired, text, false, false)
     }
 
     /// At t = 0 of a race: every client's first acquire at once, their
     /// commands taking turns.
     pub(super) fn race(&mut self) -> Result<(), Stop> {
-        let racers: Vec<usize> = (0..self.clients.len())
-            .filter(|&i| self.clients[i].step == Step::Acquire)
+        let racers: Vec<usize> = (0..self.stage.clients.len())
+            .filter(|&i| self.stage.clients[i].step == Step::Acquire)
             .collect();
         for &i in &racers {
             self.ensure_token(i)?;
@@ -149,7 +146,7 @@ impl Runner<'_> {
         let mut calls = Vec::new();
         for (turn, &i) in racers.iter().enumerate() {
             let (keys, token, ttl, lock) = self.acquire_args(i);
-            let Some(mut wire) = self.clients[i].wire.take() else {
+            let Some(mut wire) = self.stage.clients[i].wire.take() else {
                 continue;
             };
             wire.take_turns(turns.clone(), turn);
@@ -173,7 +170,7 @@ impl Runner<'_> {
         let mut winners = Vec::new();
         for (i, wire, outcome) in results {
             self.record(i, "acquire", wire.as_ref());
-            self.clients[i].wire = wire;
+            self.stage.clients[i].wire = wire;
             match outcome {
                 Ok(true) => winners.push(i),
                 Ok(false) => {}
@@ -183,7 +180,10 @@ impl Runner<'_> {
         if let Some((i, failure)) = failed {
             return Err(self.halt(i, "acquire", failure));
         }
-        let names: Vec<&str> = winners.iter().map(|&w| self.clients[w].name()).collect();
+        let names: Vec<&str> = winners
+            .iter()
+            .map(|&w| self.stage.clients[w].name())
+            .collect();
         self.violations
             .extend(acquire::one_winner("acquire", self.ms(), &names));
         let value = enter(&self.world).lock_value()?;
@@ -194,7 +194,7 @@ impl Runner<'_> {
             // lock, the others found it held by the winner.
             let before = match holder.filter(|&h| h != i) {
                 _ if won => Before::Free,
-                Some(h) => Before::HeldBy(self.clients[h].name()),
+                Some(h) => Before::HeldBy(self.stage.clients[h].name()),
                 None if value.is_none() => Before::Free,
                 None => Before::Unknown,
             };

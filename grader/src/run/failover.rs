@@ -1,5 +1,5 @@
-//! A story on a primary and its replica: the faults of each second, the course's `WAIT` after a
-//! grant, and each node as the timeline shows it.
+//! A story on a primary and its replica: the pair the lock runs on, the faults of each second,
+//! the course's `WAIT` after a grant, and each node as the timeline shows it.
 //!
 //! The faults are played before the clients' steps of their second, each as
 //! [`crate::story::Fault::on_pair`] says. A promotion points the world at the new primary and
@@ -10,10 +10,11 @@
 //! back with the learner's release, to be tried again the next second.
 
 use std::collections::BTreeMap;
+use std::sync::MutexGuard;
 
-use super::Runner;
+use super::{Ground, Runner};
 use crate::error::GradeError;
-use crate::replication::NAMES;
+use crate::replication::{NAMES, Pair};
 use crate::story::client::Step;
 use crate::story::engine::Stop;
 use crate::story::{Fault, Topology, WAIT_TIMEOUT_MS};
@@ -21,20 +22,43 @@ use crate::timeline::{ActionKind, NodeHealth, NodeSecond, Note};
 use crate::wire::Wire;
 use crate::world::enter;
 
-impl Runner<'_> {
+/// The grader's primary and replica, leased for a play, with whose token each node held when
+/// last seen (what a stopped node shows).
+pub(super) struct PairGround {
+    pair: MutexGuard<'static, Pair>,
+    holders: [Option<String>; 2],
+}
+
+impl PairGround {
+    /// The pair, leased.
+    pub(super) fn new(pair: MutexGuard<'static, Pair>) -> PairGround {
+        PairGround {
+            pair,
+            holders: Default::default(),
+        }
+    }
+
+    /// The nodes' names for the timeline.
+    pub(super) fn names(&self) -> Vec<String> {
+        NAMES.iter().map(|n| n.to_string()).collect()
+    }
+}
+
+impl Runner {
     /// Does `fault` to the pair (its effect is [`crate::story::Fault::on_pair`]'s); returns
     /// what happened, in words. After a promotion the world and every client follow the new
     /// primary.
     pub(super) fn pair_fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
-        let Some(pair) = self.pair.as_mut() else {
+        let story = self.stage.story.name;
+        let Ground::Pair(ground) = &mut self.ground else {
             return Err(GradeError::StoryDoesNotFit {
-                story: self.story.name,
-                what: format!("{fault:?} on one server"),
+                story,
+                what: format!("{fault:?} off a primary and its replica"),
             });
         };
-        let effect = fault.on_pair(self.story.name, pair)?;
+        let effect = fault.on_pair(story, &mut ground.pair)?;
         if effect.promoted {
-            enter(&self.world).fail_over(pair)?;
+            enter(&self.world).fail_over(&ground.pair)?;
             self.reconnect()?;
         }
         Ok(effect.what.map(Note::fault).into_iter().collect())
@@ -42,9 +66,9 @@ impl Runner<'_> {
 
     /// Gives every client that still runs a connection to the new primary.
     fn reconnect(&mut self) -> Result<(), GradeError> {
-        for i in 0..self.clients.len() {
-            if self.clients[i].wire.is_some() {
-                self.clients[i].wire = Some(Wire::open(&self.world)?);
+        for c in &mut self.stage.clients {
+            if c.wire.is_some() {
+                c.wire = Some(Wire::open(&self.world)?);
             }
         }
         Ok(())
@@ -53,26 +77,26 @@ impl Runner<'_> {
     /// After client `i`'s acquire said yes, in a story with `WAIT`: asks how many replicas have
     /// the lock, and gives back a lock that reached none.
     pub(super) fn confirm(&mut self, i: usize) -> Result<(), Stop> {
-        if self.story.topology != (Topology::Replicated { wait: true }) {
+        if self.stage.story.topology != (Topology::Replicated { wait: true }) {
             return Ok(());
         }
-        let Some(mut wire) = self.clients[i].wire.take() else {
+        let Some(mut wire) = self.stage.clients[i].wire.take() else {
             return Ok(());
         };
         wire.begin_call();
         let acked = wire.wait_for_replicas(1, WAIT_TIMEOUT_MS);
         self.record(i, "WAIT", Some(&wire));
-        self.clients[i].wire = Some(wire);
+        self.stage.clients[i].wire = Some(wire);
         let acked = acked.map_err(GradeError::from)?;
         let replicas = if acked == 1 { "replica" } else { "replicas" };
         retell(
-            &mut self.clients[i].actions,
+            &mut self.stage.clients[i].actions,
             ActionKind::Acquired,
             format!("acquired; WAIT: {acked} {replicas}"),
         );
         if acked == 0 {
-            self.release(i)?;
-            let c = &mut self.clients[i];
+            self.release_key(i)?;
+            let c = &mut self.stage.clients[i];
             retell(
                 &mut c.actions,
                 ActionKind::Released,
@@ -83,18 +107,20 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Each node at the end of the second: a running node is asked whose token it holds (a
-    /// linked replica once it has caught up, so that the answer does not depend on how fast
-    /// replication ran), a stopped one is shown as it was when last seen, a dead one empty.
-    pub(super) fn node_seconds(&mut self) -> Result<BTreeMap<String, NodeSecond>, GradeError> {
-        let mut seconds = BTreeMap::new();
-        let Some(pair) = self.pair.as_ref() else {
-            return Ok(seconds);
+    /// Each node of the pair at the end of the second: a running node is asked whose token it
+    /// holds (a linked replica once it has caught up, so that the answer does not depend on how
+    /// fast replication ran), a stopped one is shown as it was when last seen, a dead one empty.
+    pub(super) fn pair_rows(&mut self) -> Result<BTreeMap<String, NodeSecond>, GradeError> {
+        let mut rows = BTreeMap::new();
+        let Ground::Pair(ground) = &self.ground else {
+            return Ok(rows);
         };
+        let pair = &ground.pair;
         let lock = enter(&self.world).keys.lock.clone();
         if pair.linked() {
             pair.in_step(pair.replica())?;
         }
+        let mut seen = ground.holders.clone();
         for (i, name) in NAMES.iter().enumerate() {
             let (health, role) = pair.shown(i);
             let holder = match health {
@@ -102,33 +128,28 @@ impl Runner<'_> {
                     let value: Option<String> = redis::cmd("GET")
                         .arg(&lock)
                         .query(&mut pair.node(i).connect()?)?;
-                    let holder = value.as_deref().map(|v| {
-                        self.holder_of(Some(v))
-                            .map_or("?".to_string(), |h| self.clients[h].name().to_string())
+                    seen[i] = value.as_deref().map(|v| {
+                        self.holder_of(Some(v)).map_or("?".to_string(), |h| {
+                            self.stage.clients[h].name().to_string()
+                        })
                     });
-                    self.node_holders[i] = holder.clone();
-                    holder
+                    seen[i].clone()
                 }
-                NodeHealth::Paused => self.node_holders[i].clone(),
+                NodeHealth::Paused => seen[i].clone(),
                 NodeHealth::Down => None,
             };
-            let second = NodeSecond {
+            let row = NodeSecond {
                 health,
                 role,
                 holder,
                 clock_ahead_s: 0,
             };
-            seconds.insert(name.to_string(), second);
+            rows.insert(name.to_string(), row);
         }
-        Ok(seconds)
-    }
-
-    /// The nodes' names for the timeline, when the story runs on a pair.
-    pub(super) fn node_names(&self) -> Vec<String> {
-        match self.pair {
-            Some(_) => NAMES.iter().map(|n| n.to_string()).collect(),
-            None => Vec::new(),
+        if let Ground::Pair(ground) = &mut self.ground {
+            ground.holders = seen;
         }
+        Ok(rows)
     }
 }
 

@@ -1,51 +1,54 @@
-//! Playing a story on one server, or on a primary and its replica, against Redis with a given
-//! lock.
+//! Playing a story against Redis with a given lock, whatever it runs on: one server, a primary and
+//! its replica, or Redlock's nodes. This is the course's one engine.
 //!
-//! The runner is this topology's [`Engine`]: the one stepping loop of
-//! [`crate::story::engine`] walks virtual time one second at a time, and the runner
-//! says what each piece means here. It moves the clock (so Redis expires what has
-//! run out), plays the faults of a pair, makes each client's next call through the
-//! lock under test, and then looks at Redis to record who really holds the key, the
-//! counter and the highest token. Around
-//! every call of the lock it asks the judges of [`crate::judge`], the same
-//! the direct checks ask, whether a rule of [`crate::verdict`] broke: a
-//! release that deleted someone else's key, a grant without the right TTL, a
-//! fencing token that did not grow, a stale write the storage let through.
+//! The runner is the [`Engine`] the one stepping loop of [`crate::story::engine`] plays: it owns
+//! the [`Stage`] (the story, the second, the clients), and says what each piece of a second means
+//! on the story's [`Ground`], what the lock runs on. It moves the clock (so keys run out), plays the
+//! faults, makes each client's next call through the lock under test, and then looks at what the
+//! lock runs on to record who really holds it, the counter and the highest token. Around every call
+//! of a lock on one server or a pair it asks the judges of [`crate::judge`], the same the direct
+//! checks ask, whether a rule of [`crate::verdict`] broke: a release that deleted someone else's
+//! key, a grant without the right TTL, a fencing token that did not grow, a stale write the storage
+//! let through. What a check holds the run to is the story's policy ([`Story::held_to`]), which
+//! the check applies ([`crate::checks::scenarios`]).
 //!
-//! This file is the engine; `acquire.rs`, `release.rs` and `storage.rs` make the
-//! calls of each exercise and have them judged; `record.rs` keeps what the
-//! timeline shows of the server, with the clients' seconds and the run written by
-//! [`crate::story::record`]; `failover.rs` plays a story on a primary and its replica
-//! ([`crate::replication`]): its faults (their effect is [`crate::story::Fault::on_pair`]'s), the
-//! `WAIT` after a grant, its nodes. The clients are [`crate::story::client`]'s, the stories
-//! [`crate::story::Story`]s with [`Topology::Single`] or [`Topology::Replicated`].
+//! Where each piece is: this file is the engine, with what differs by ground in one `match` each;
+//! `record.rs` is the one recording of every ground (each client's second, the holder, the counter,
+//! the messages, a report's lines), which asks the ground only what it alone can say (who holds the
+//! lock, its nodes' rows); `storage.rs` is the job's read and write, the same on every ground;
+//! `acquire.rs`, `release.rs` and `keeper.rs` make and judge the calls of a lock whose key is on one
+//! server (or a pair's primary); `failover.rs` is what a pair adds (its faults, the course's `WAIT`,
+//! its nodes), and `nodes.rs` what Redlock's nodes do (their clock, their faults, the calls of
+//! Redlock), with `snapshot.rs`, one look at the nodes.
 //!
-//! Everything happens on one thread, in a fixed order, so a scenario unfolds
-//! the same way on every run; only the race at t = 0 runs the clients' calls
-//! side by side, and even then their commands take turns.
+//! Everything happens on one thread, in a fixed order, so a story unfolds the same way on every
+//! run; only the race at t = 0 runs the clients' calls side by side, and even then their commands
+//! take turns.
 
 mod acquire;
 mod failover;
 mod keeper;
+mod nodes;
 mod record;
 mod release;
+mod snapshot;
 mod storage;
-
-use std::time::Duration;
 
 use crate::error::GradeError;
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
 pub use crate::story::Halt;
-use crate::story::client::{Client, Step};
-use crate::story::engine::{self, Engine, Stop};
+use crate::story::client::Client;
+use crate::story::engine::{self, Engine, Stage, Stop};
 use crate::story::{Fault, MAX_SECONDS, Story, Topology};
 use crate::timeline::{ActionKind, Message, Note, Second, Timeline};
 use crate::verdict::{Property, Violation};
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World, enter};
+use failover::PairGround;
+use nodes::NodesGround;
 
-/// The result of playing a scenario.
+/// The result of playing a story.
 #[derive(Clone, Debug)]
 pub struct Run {
     /// What happened.
@@ -54,61 +57,68 @@ pub struct Run {
     pub violations: Vec<Violation>,
     /// The call that failed, if one did (the timeline stops there).
     pub halt: Option<Halt>,
+    /// On Redlock's nodes, a line per event (`t = …  what happened  nodes: …`): what a report
+    /// shows, since a timeline's table of text draws no nodes. Empty on other grounds.
+    pub lines: Vec<String>,
 }
 
-struct Runner<'a> {
-    story: &'a Story,
-    lock: &'a Lock,
+/// What the lock runs on in a play, with what the engine keeps of it from one look to the next.
+enum Ground {
+    /// One server: the lock key is in the world.
+    Server,
+    /// A primary and its replica: the world's lock key is on the primary.
+    Pair(PairGround),
+    /// Redlock's nodes; the world holds only the storage.
+    Nodes(NodesGround),
+}
+
+/// One play of a story.
+struct Runner {
+    stage: Stage,
+    lock: Lock,
+    /// The story's keys on the grader's server: the lock's (on one server or the pair) and the
+    /// storage's.
     world: SharedWorld,
-    clients: Vec<Client>,
+    ground: Ground,
     /// Grants in the order they happened: (client index, fencing token).
     grants: Vec<(usize, Option<u64>)>,
     violations: Vec<Violation>,
-    t: u64,
     /// Every command the clients sent, for the book's message diagram.
     messages: Vec<Message>,
-    /// The primary and replica the lock runs on, in a story of failover.
-    pair: Option<std::sync::MutexGuard<'static, crate::replication::Pair>>,
-    /// Whose token each node of the pair held when last seen, for a node now stopped.
-    node_holders: [Option<String>; 2],
+    /// The report's lines, on nodes ([`Run::lines`]).
+    lines: Vec<String>,
 }
 
-/// Plays `story` with `lock` against a fresh world on the shared Redis (the lock on the
-/// grader's primary and replica, for a story of failover).
+/// Plays `story` with `lock` on fresh keys: on the shared Redis, on the grader's primary and
+/// replica for a story of failover, or on Redlock's nodes (the storage on the shared Redis).
 pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
     story.fits()?;
-    let pair = match story.topology {
-        Topology::Replicated { .. } => Some(crate::replication::lease()?),
-        Topology::Single => None,
+    let mut stage = Stage::new(story);
+    let (ground, world) = match story.topology {
+        Topology::Single => (Ground::Server, World::open()?),
+        Topology::Replicated { .. } => {
+            let pair = crate::replication::lease()?;
+            let world = World::open_replicated(&pair)?;
+            (Ground::Pair(PairGround::new(pair)), world)
+        }
         Topology::Nodes(_) => {
-            return Err(GradeError::StoryDoesNotFit {
-                story: story.name,
-                what: "nodes, which only Redlock's engine plays".into(),
-            });
+            let nodes = NodesGround::open(story, &mut stage.clients)?;
+            (Ground::Nodes(nodes), World::open()?)
         }
     };
-    let world = match &pair {
-        Some(pair) => World::open_replicated(pair)?,
-        None => World::open()?,
-    }
-    .shared();
-    let mut clients = Vec::new();
-    for plan in &story.clients {
-        let mut client = Client::new(*plan, &story.faults);
+    let world = world.shared();
+    for client in &mut stage.clients {
         client.wire = Some(Wire::open(&world)?);
-        clients.push(client);
     }
     let mut runner = Runner {
-        story,
-        lock,
+        stage,
+        lock: *lock,
         world,
-        clients,
+        ground,
         grants: Vec::new(),
         violations: Vec::new(),
-        t: 0,
         messages: Vec::new(),
-        pair,
-        node_holders: Default::default(),
+        lines: Vec::new(),
     };
     let engine::Ended {
         seconds,
@@ -117,6 +127,7 @@ pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
     } = engine::play(&mut runner)?;
     if stuck {
         let waiting: Vec<&str> = runner
+            .stage
             .clients
             .iter()
             .filter(|c| !c.finished())
@@ -124,7 +135,7 @@ pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
             .collect();
         runner.violations.push(Violation::at(
             Property::CounterEndsRight,
-            runner.ms(),
+            runner.stage.ms(),
             format!(
                 "after {MAX_SECONDS} s, {} still had not finished",
                 waiting.join(" and ")
@@ -146,36 +157,39 @@ pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
         timeline,
         violations: runner.violations,
         halt,
+        lines: runner.lines,
     })
 }
 
-impl Engine for Runner<'_> {
-    fn story(&self) -> &Story {
-        self.story
-    }
-
-    fn second(&self) -> u64 {
-        self.t
-    }
-
-    fn next_second(&mut self) {
-        self.t += 1;
-    }
-
-    fn clients(&self) -> &[Client] {
-        &self.clients
-    }
-
-    fn client(&mut self, i: usize) -> &mut Client {
-        &mut self.clients[i]
+impl Engine for Runner {
+    fn stage(&mut self) -> &mut Stage {
+        &mut self.stage
     }
 
     fn tick(&mut self) -> Result<Vec<Note>, GradeError> {
-        self.advance()
+        let t = self.stage.t;
+        let notes = match &mut self.ground {
+            Ground::Server | Ground::Pair(_) => self.expire()?,
+            Ground::Nodes(nodes) => nodes.tick(t)?,
+        };
+        self.note_lines(&notes);
+        Ok(notes)
     }
 
     fn fault(&mut self, fault: Fault) -> Result<Vec<Note>, GradeError> {
-        self.pair_fault(fault)
+        let story = self.stage.story.name;
+        let notes = match &mut self.ground {
+            Ground::Pair(_) => self.pair_fault(fault)?,
+            Ground::Nodes(nodes) => nodes.fault(story, fault)?,
+            Ground::Server => {
+                return Err(GradeError::StoryDoesNotFit {
+                    story,
+                    what: format!("{fault:?} on one server"),
+                });
+            }
+        };
+        self.note_lines(&notes);
+        Ok(notes)
     }
 
     fn observe(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
@@ -183,8 +197,7 @@ impl Engine for Runner<'_> {
     }
 
     fn event(&mut self, i: usize, kind: ActionKind, text: String) -> Result<(), GradeError> {
-        self.clients[i].act(kind, text);
-        Ok(())
+        self.act(i, kind, text, false, false)
     }
 
     fn keep(&mut self, i: usize) -> Result<(), Stop> {
@@ -192,7 +205,10 @@ impl Engine for Runner<'_> {
     }
 
     fn acquire(&mut self, i: usize) -> Result<(), Stop> {
-        Runner::take(self, i)
+        match self.ground {
+            Ground::Server | Ground::Pair(_) => self.take(i),
+            Ground::Nodes(_) => self.take_majority(i),
+        }
     }
 
     fn read(&mut self, i: usize) -> Result<(), Stop> {
@@ -204,36 +220,60 @@ impl Engine for Runner<'_> {
     }
 
     fn release(&mut self, i: usize) -> Result<(), Stop> {
-        Runner::release(self, i)
+        match self.ground {
+            Ground::Server | Ground::Pair(_) => self.release_key(i),
+            Ground::Nodes(_) => self.release_majority(i),
+        }
     }
 
     /// The clients' steps, or at t = 0 of a race their first acquires at once.
     fn steps(&mut self) -> Result<(), Stop> {
-        if self.t == 0 && self.story.race {
+        if self.stage.t == 0 && self.stage.story.race {
             self.race()
         } else {
-            (0..self.clients.len()).try_for_each(|i| engine::step(self, i))
+            (0..self.stage.clients.len()).try_for_each(|i| engine::step(self, i))
         }
     }
 }
 
-impl Runner<'_> {
+impl Runner {
     fn ms(&self) -> u64 {
-        self.t * 1000
+        self.stage.ms()
     }
 
-    fn ttl(&self) -> Duration {
-        Duration::from_secs(self.story.ttl_s)
+    fn ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.stage.story.ttl_s)
     }
 
-    /// Moves the clock to this second; returns what Redis did on its own.
-    fn advance(&mut self) -> Result<Vec<Note>, GradeError> {
+    /// Whether client `i` holds the lock now: its token in the lock key, or on nodes in a
+    /// majority of them.
+    fn holds(&self, i: usize) -> Result<bool, GradeError> {
+        match &self.ground {
+            Ground::Server | Ground::Pair(_) => Ok(self.holder()? == Some(i)),
+            Ground::Nodes(nodes) => {
+                let token = self.stage.clients[i].token.as_deref();
+                Ok(token.is_some() && nodes.snapshot()?.majority() == token)
+            }
+        }
+    }
+
+    /// The virtual time now, in ms: the nodes' clock, which a Redlock's calls move on, or the
+    /// second's start.
+    fn now_ms(&self) -> u64 {
+        match &self.ground {
+            Ground::Server | Ground::Pair(_) => self.ms(),
+            Ground::Nodes(nodes) => nodes.now_ms(),
+        }
+    }
+
+    /// Moves the world's clock to this second; returns what Redis did on its own.
+    fn expire(&mut self) -> Result<Vec<Note>, GradeError> {
         let holder = self.holder()?;
         let expired = enter(&self.world).advance_to(self.ms())?;
         Ok(match (expired, holder) {
             (true, Some(h)) => vec![Note::expiry(format!(
                 "{}'s lock expired",
-                self.clients[h].name()
+                self.stage.clients[h].name()
             ))],
             (true, None) => vec![Note::expiry("the lock expired")],
             _ => Vec::new(),
@@ -250,25 +290,26 @@ impl Runner<'_> {
 
     fn holder_of(&self, value: Option<&str>) -> Option<usize> {
         let value = value?;
+        let clients = &self.stage.clients;
         self.grants
             .iter()
             .rev()
             .map(|(c, _)| *c)
-            .find(|&c| self.clients[c].token.as_deref() == Some(value))
+            .find(|&c| clients[c].token.as_deref() == Some(value))
             .or_else(|| {
-                self.clients
+                clients
                     .iter()
                     .position(|c| c.token.as_deref() == Some(value))
             })
     }
 
-    /// Calls learner code for client `i`; a failure stops the scenario.
+    /// Calls learner code for client `i`; a failure stops the story.
     fn call<T, F>(&mut self, i: usize, function: &'static str, f: F) -> Result<T, Stop>
     where
         T: Send + 'static,
         F: FnOnce(&mut Wire) -> redis::RedisResult<T> + Send + 'static,
     {
-        let c = &mut self.clients[i];
+        let c = &mut self.stage.clients[i];
         let Some(wire) = c.wire.take() else {
             return Err(self.halt(
                 i,
@@ -280,15 +321,15 @@ impl Runner<'_> {
         };
         let (wire, outcome) = sandbox::call(wire, f);
         self.record(i, function, wire.as_ref());
-        self.clients[i].wire = wire;
+        self.stage.clients[i].wire = wire;
         outcome.map_err(|failure| self.halt(i, function, failure))
     }
 
     fn ensure_token(&mut self, i: usize) -> Result<(), Stop> {
-        if self.clients[i].token.is_none() {
+        if self.stage.clients[i].token.is_none() {
             let token =
                 sandbox::isolated(self.lock.new_token).map_err(|f| self.halt(i, "new_token", f))?;
-            self.clients[i].token = Some(token);
+            self.stage.clients[i].token = Some(token);
         }
         Ok(())
     }

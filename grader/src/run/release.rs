@@ -1,4 +1,4 @@
-//! Releasing the lock in a scenario, judged by [`crate::judge::release`].
+//! Releasing the lock on one server or a pair's primary, judged by [`crate::judge::release`].
 
 use super::Runner;
 use crate::judge::Call;
@@ -8,19 +8,19 @@ use crate::story::engine::Stop;
 use crate::timeline::ActionKind;
 use crate::world::enter;
 
-impl Runner<'_> {
-    /// Client `i` releases the lock, whoever holds it now.
-    pub(super) fn release(&mut self, i: usize) -> Result<(), Stop> {
+impl Runner {
+    /// Client `i` releases the lock key, whoever holds it now.
+    pub(super) fn release_key(&mut self, i: usize) -> Result<(), Stop> {
         let before_value = enter(&self.world).lock_value()?;
         let before = self.holder_of(before_value.as_deref());
         let (keys, token, _, lock) = self.acquire_args(i);
         let deleted = self.call(i, "release", move |w| (lock.release)(w, &keys.lock, &token))?;
         let after = enter(&self.world).lock_value()?;
-        let name = self.clients[i].name();
+        let name = self.stage.clients[i].name();
         let held = match (before_value.as_deref(), before) {
             (None, _) => Held::Nobody,
             (Some(_), Some(h)) if h == i => Held::ByCaller,
-            (Some(_), Some(h)) => Held::By(self.clients[h].name()),
+            (Some(_), Some(h)) => Held::By(self.stage.clients[h].name()),
             (Some(_), None) => Held::By("another client"),
         };
         let call = Call::at(name, "release", self.ms());
@@ -54,10 +54,9 @@ impl Runner<'_> {
                 false,
             ),
         };
-        let c = &mut self.clients[i];
-        c.act_unsafe(kind, text, is_unsafe, false);
+        let c = &mut self.stage.clients[i];
         c.believes = false;
         c.step = Step::Done;
-        Ok(())
+        Ok(self.act(i, kind, text, is_unsafe, false)?)
     }
 }

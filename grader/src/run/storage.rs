@@ -1,6 +1,6 @@
-//! The job's read and write in a scenario: plain when fencing is off, else
-//! through the lock's storage, each fenced call judged by
-//! [`crate::judge::storage`].
+//! The job's read and write, the same on every ground: plain when fencing is off (the grader
+//! makes them for the client), else through the lock's storage, each fenced call judged by
+//! [`crate::judge::storage`]. The storage is the grader's own server, whatever the lock runs on.
 
 use super::Runner;
 use crate::error::GradeError;
@@ -9,20 +9,17 @@ use crate::judge::storage::{Kept, Seen, answered, keeps_value, remembers_highest
 use crate::story::Fencing;
 use crate::story::client::Step;
 use crate::story::engine::Stop;
+use crate::story::record;
 use crate::timeline::ActionKind;
 use crate::world::{Row, enter};
 
-impl Runner<'_> {
-    pub(super) fn holds(&self, i: usize) -> Result<bool, GradeError> {
-        Ok(self.holder()? == Some(i))
-    }
-
+impl Runner {
     /// Client `i` reads the counter.
     pub(super) fn read(&mut self, i: usize) -> Result<(), Stop> {
         let holds = self.holds(i)?;
-        let value = match (self.story.fencing, self.clients[i].fence) {
+        let value = match (self.stage.story.fencing, self.stage.clients[i].fence) {
             (Fencing::ReadsAndWrites, Some(fence)) => {
-                let (row, lock) = (enter(&self.world).keys.row.clone(), *self.lock);
+                let (row, lock) = (enter(&self.world).keys.row.clone(), self.lock);
                 let before = enter(&self.world).row()?;
                 let read = self.call(i, "fenced_read", move |w| {
                     (lock.fenced_read)(w, &row, fence)
@@ -35,35 +32,35 @@ impl Runner<'_> {
             }
             _ => {
                 let v = enter(&self.world).read_counter()?;
-                let read = crate::story::record::plain_read(&self.clients, i, self.t, v);
+                let read = record::plain_read(&self.stage.clients, i, self.stage.t, v);
                 self.messages.push(read);
                 Some(v)
             }
         };
-        let c = &mut self.clients[i];
-        if let Some(v) = value {
-            c.read = v;
-            c.act_unsafe(ActionKind::Read, format!("read {v}"), !holds, false);
-            c.step = Step::Write {
-                at: self.t + c.plan.work_s,
-            };
-        }
-        Ok(())
+        let Some(v) = value else {
+            return Ok(());
+        };
+        let c = &mut self.stage.clients[i];
+        c.read = v;
+        c.step = Step::Write {
+            at: self.stage.t + c.plan.work_s,
+        };
+        Ok(self.act(i, ActionKind::Read, format!("read {v}"), !holds, false)?)
     }
 
     /// Client `i` writes the counter it read, plus one.
     pub(super) fn write(&mut self, i: usize) -> Result<(), Stop> {
         let holds = self.holds(i)?;
-        let value = self.clients[i].read + 1;
-        let accepted = match (self.story.fencing, self.clients[i].fence) {
+        let value = self.stage.clients[i].read + 1;
+        let accepted = match (self.stage.story.fencing, self.stage.clients[i].fence) {
             (Fencing::Off, _) | (_, None) => {
                 enter(&self.world).write_counter(value)?;
-                let wrote = crate::story::record::plain_write(&self.clients, i, self.t, value);
+                let wrote = record::plain_write(&self.stage.clients, i, self.stage.t, value);
                 self.messages.push(wrote);
                 true
             }
             (_, Some(fence)) => {
-                let (row, lock) = (enter(&self.world).keys.row.clone(), *self.lock);
+                let (row, lock) = (enter(&self.world).keys.row.clone(), self.lock);
                 let before = enter(&self.world).row()?;
                 let ok = self.call(i, "fenced_write", move |w| {
                     (lock.fenced_write)(w, &row, fence, value)
@@ -79,11 +76,16 @@ impl Runner<'_> {
                 ok
             }
         };
-        let c = &mut self.clients[i];
+        self.stage.clients[i].step = Step::Release;
         if accepted {
-            c.act_unsafe(ActionKind::Wrote, format!("wrote {value}"), !holds, false);
+            self.act(
+                i,
+                ActionKind::Wrote,
+                format!("wrote {value}"),
+                !holds,
+                false,
+            )?;
         }
-        c.step = Step::Release;
         Ok(())
     }
 
@@ -99,7 +101,7 @@ impl Runner<'_> {
         answer: Answer,
     ) -> Result<(), GradeError> {
         let after = enter(&self.world).row()?;
-        let call = Call::at(self.clients[i].name(), function, self.ms());
+        let call = Call::at(self.stage.clients[i].name(), function, self.ms());
         let newest = self.grants.iter().filter_map(|(_, f)| *f).max();
         let accepted = answer.accepted();
         let highest = if accepted {
@@ -142,13 +144,12 @@ impl Runner<'_> {
         what: &str,
     ) -> Result<(), GradeError> {
         let highest = enter(&self.world).row()?.fence;
-        let c = &mut self.clients[i];
+        let c = &mut self.stage.clients[i];
         let fence = c.fence.unwrap_or(0);
-        let text = format!("{what} rejected: {fence} < {highest}");
-        c.act_unsafe(kind, text, !holds, true);
         c.believes = false;
         c.step = Step::Release;
-        Ok(())
+        let text = format!("{what} rejected: {fence} < {highest}");
+        self.act(i, kind, text, !holds, true)
     }
 }
 

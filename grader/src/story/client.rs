@@ -1,4 +1,4 @@
-//! One client of a story, as an engine plays it: its plan and its faults, its connection, where
+//! One client of a story, as the engine plays it: its plan and its faults, its connection, where
 //! it is in its job, what it believes, and what it did this second, for the timeline.
 //!
 //! A client's faults ([`Fault::Freeze`], [`Fault::Crash`]) take effect here: a frozen client takes
@@ -41,7 +41,8 @@ pub(crate) struct Client {
     pause: Option<(u64, u64)>,
     /// The second it crashes.
     crash_at: Option<u64>,
-    /// Its connection, on a story's one server or pair (`None` once it crashed or lost it).
+    /// Its connection to the lock's server, or on Redlock's nodes to the storage (`None` once it
+    /// crashed or lost it).
     pub(crate) wire: Option<Wire>,
     /// Where it is in its job.
     pub(crate) step: Step,
@@ -108,14 +109,9 @@ impl Client {
         self.plan.name
     }
 
-    /// Records what it did this second.
-    pub(crate) fn act(&mut self, kind: ActionKind, text: impl Into<String>) {
-        self.act_unsafe(kind, text, false, false);
-    }
-
     /// Records what it did this second, done on a lock it no longer held (`is_unsafe`) or
     /// refused by the storage (`rejected`).
-    pub(crate) fn act_unsafe(
+    pub(crate) fn act(
         &mut self,
         kind: ActionKind,
         text: impl Into<String>,

@@ -10,12 +10,12 @@
 //! killed and its replica promoted.
 //!
 //! Where things go: a new story is one entry in a list of stories ([`crate::scenario::all`] for
-//! one server and failover, `checks::redlock_stories::stories` for Redlock); a new fault is one
-//! variant of [`Fault`], its effect written once in [`fault`]; a new topology is one variant of
-//! [`Topology`] and an engine that plays it. A story only *describes*: [`crate::run`] plays the
-//! stories on one server or a pair, `checks::redlock_stories` those on N nodes, both through the
-//! one stepping loop of [`engine`], with the clients of [`client`] and the recording of
-//! [`record`], one virtual second at a time.
+//! one server and failover, [`crate::scenario::redlock`] for Redlock); a new fault is one variant
+//! of [`Fault`], its effect written once in [`fault`]; a new topology is one variant of
+//! [`Topology`], with what the lock runs on in the one engine ([`crate::run`]). A story only
+//! *describes*: the engine plays every story through the one stepping loop of [`engine`], on its
+//! [`engine::Stage`], with the clients of [`client`] and the recording of [`record`], one virtual
+//! second at a time; what a check holds the run to is the story's policy, [`Story::held_to`].
 
 pub(crate) mod client;
 pub(crate) mod engine;
@@ -66,6 +66,21 @@ pub enum Topology {
     /// Redlock on `N` independent nodes ([`crate::nodes`]), numbered from 0; the storage on the
     /// grader's own server.
     Nodes(usize),
+}
+
+/// What a graded run of a story is held to: the story's one judging policy, which the check that
+/// plays it applies ([`crate::checks::scenarios`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeldTo {
+    /// The rules, call by call: the engine has every call of the lock judged as it is made
+    /// ([`crate::judge`]), the run must end at the story's [`Story::expected_counter`], and then
+    /// match a correct lock's run, second by second.
+    Rules,
+    /// A correct lock's whole run, second by second, and nothing else: what the story shows (two
+    /// clients each holding a majority of Redlock's nodes) is the algorithm's doing, not the
+    /// learner's, so no rule of a single call is held against it; the learner's lock must do what
+    /// a correct one does.
+    Reference,
 }
 
 /// What one client does.
@@ -128,8 +143,9 @@ pub struct Story {
     /// Whether the clients' first attempts race each other, command by command, instead of
     /// coming one after the other (one server only).
     pub race: bool,
-    /// Where the counter ends in a correct lock's run. A run on one server or a pair is held to
-    /// it; a Redlock run is held to the reference's whole run, which ends there.
+    /// Where the counter ends in a correct lock's run: a run held to [`HeldTo::Rules`] must end
+    /// there; one held to [`HeldTo::Reference`] is held to the reference's whole run, which ends
+    /// there.
     pub expected_counter: i64,
 }
 
@@ -158,6 +174,16 @@ impl Story {
             .iter()
             .filter(move |(at, _)| *at == t)
             .map(|(_, fault)| *fault)
+    }
+
+    /// What a graded run of the story is held to. A Redlock story is held to a correct Redlock's
+    /// run ([`HeldTo::Reference`]): there the engine judges no single call, and the safety the
+    /// story shows broken is Redlock's, not the learner's. Every other story is held to the rules.
+    pub fn held_to(&self) -> HeldTo {
+        match self.topology {
+            Topology::Nodes(_) => HeldTo::Reference,
+            Topology::Single | Topology::Replicated { .. } => HeldTo::Rules,
+        }
     }
 
     /// Whether each grant comes with a fencing token.
@@ -224,7 +250,7 @@ mod tests {
 
     fn every_story() -> Vec<Story> {
         let mut all = crate::scenario::all();
-        all.extend(crate::checks::redlock_stories::all());
+        all.extend(crate::scenario::redlock::all());
         all
     }
 

@@ -1,24 +1,23 @@
 //! The timelines the book shows, and how each is made.
 //!
 //! The book draws no timeline by hand: each one is a [`Story`] played by the
-//! grader against Redis, by the engine of its topology: a scenario with the
-//! reference lock or, to show a mistake, a wrong one from the catalogue (under a
-//! name and words of its own), or one of the Redlock stories played with the
-//! reference Redlock on five nodes (the same play the `redlock::` checks hold a
-//! learner's Redlock to). The JSON files in `book/timelines/` are these runs; a
-//! test fails when they no longer match what the grader produces
-//! (`UPDATE_TIMELINES=1` rewrites them). The "what if" grids of [`what_if`]
-//! play Demos 2–5 again with other values, the same way.
+//! grader's one engine against Redis: a scenario with the reference lock or, to
+//! show a mistake, a wrong one from the catalogue (under a name and words of its
+//! own), or one of the Redlock stories played with the reference Redlock on five
+//! nodes (the same play the `redlock::` checks hold a learner's Redlock to).
+//! The JSON files in `book/timelines/` are these runs; a test fails when they no
+//! longer match what the grader produces (`UPDATE_TIMELINES=1` rewrites them).
+//! The "what if" grids of [`what_if`] play Demos 2–5 again with other values,
+//! the same way.
 
 pub mod what_if;
 
 use crate::{renewal, wrong};
-use grader::checks::redlock_stories;
 use grader::error::GradeError;
 use grader::lock::Lock;
 use grader::reference::LOCK as REFERENCE;
 use grader::scenario;
-use grader::story::{Story, Topology};
+use grader::story::Story;
 use grader::timeline::Timeline;
 
 /// One timeline of the book: a story, the lock that plays it, and the
@@ -66,7 +65,7 @@ pub fn all() -> Vec<Demo> {
         demos.push(Demo::of(story, never_tells));
     }
     demos.extend(
-        redlock_stories::all()
+        scenario::redlock::all()
             .into_iter()
             .map(|story| Demo::of(story, REFERENCE)),
     );
@@ -81,17 +80,10 @@ fn plain_del() -> Lock {
         .map_or(REFERENCE, |w| w.lock)
 }
 
-/// Plays a story with `lock`, by the engine of its topology, and returns its timeline, named
-/// as the story's [`Story::timeline`].
+/// Plays a story with `lock` on the grader's one engine, and returns its timeline, named as the
+/// story's [`Story::timeline`]. A lock that failed shows it in its timeline ("acquire failed").
 fn play(story: &Story, lock: &Lock) -> Result<Timeline, GradeError> {
-    match story.topology {
-        Topology::Single | Topology::Replicated { .. } => {
-            Ok(grader::run::run(story, lock)?.timeline)
-        }
-        // A Redlock that failed shows it in its timeline ("redlock_acquire failed"), as
-        // a scenario's lock does.
-        Topology::Nodes(_) => Ok(redlock_stories::play(story, lock)?.timeline),
-    }
+    Ok(grader::run::run(story, lock)?.timeline)
 }
 
 impl Demo {

@@ -1,11 +1,10 @@
-//! What a Redlock story records: the nodes as they are, what changed on them, each second of the
-//! timeline, and the clients' commands to the nodes for the message diagram.
+//! One look at Redlock's nodes: whether each runs, whose token its lock key holds, and how far its
+//! clock runs ahead.
 //!
-//! A [`Snapshot`] is one look at the five nodes: whether each runs, whose token its lock key
-//! holds, and how far its clock runs ahead. Two snapshots side by side tell what a moment did to
-//! the keys ("A's key expires on node 3"). At the end of a second the player writes down the
-//! clients, the nodes, the storage, and the holder: with several nodes, the client whose token a
-//! majority of them hold, which is the only sense in which a Redlock "is held".
+//! Two [`Snapshot`]s side by side tell what a moment did to the keys ("A's key expires on node
+//! 3"). At the end of a second the engine writes down the holder, with several nodes the client
+//! whose token a majority of them hold, which is the only sense in which a Redlock "is held", and
+//! each node's row.
 //!
 //! A node that is down holds nothing and grants nothing. Until the key it held when it went down
 //! would have expired, that key still counts towards its owner's majority: nobody can take it from
@@ -13,16 +12,14 @@
 //! longest TTL takes nothing from its holder's majority, and comes back when no key it forgot
 //! could still matter. A node restarted at once comes back empty, and its share is gone.
 
-use super::play::Player;
+use std::collections::BTreeMap;
+
 use crate::error::GradeError;
-use crate::nodes::cluster::enter;
-use crate::nodes::record::Sent;
+use crate::nodes::cluster::Cluster;
 use crate::nodes::{Health, NODES};
 use crate::story::client::Client;
 use crate::story::fault::node_name;
-use crate::story::record;
-use crate::timeline::{Lane, NodeHealth, NodeSecond, Note, Second, Timeline};
-use crate::world;
+use crate::timeline::{NodeHealth, NodeSecond, Note};
 
 /// One node, as last seen.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +41,38 @@ struct Seen {
 pub(super) struct Snapshot(Vec<Seen>);
 
 impl Snapshot {
+    /// Looks at every node of `c` now, `was` the nodes as last seen. A look at a node brings it to
+    /// its own time, and brings back a node whose restart is due.
+    pub(super) fn take(c: &mut Cluster, was: &Snapshot) -> Result<Snapshot, GradeError> {
+        let now = c.now_ms();
+        let mut nodes = Vec::with_capacity(NODES);
+        for (i, was) in was.0.iter().enumerate() {
+            let token = c.holder(i)?;
+            let health = c.health(i);
+            let (token, expires_ms) = match health {
+                // A stopped node answers nothing; it holds what it held when it stopped.
+                Health::Paused => (was.token.clone(), was.expires_ms),
+                Health::Down => (None, None),
+                Health::Up if token.is_some() => (token, c.ttl_left(i)?.map(|ms| now + ms)),
+                Health::Up => (None, None),
+            };
+            let kept = match (health, was.health) {
+                (Health::Down, Health::Down) => was.kept.clone(),
+                (Health::Down, _) => was.token.clone().zip(was.expires_ms),
+                _ => None,
+            }
+            .filter(|(_, until)| *until > now);
+            nodes.push(Seen {
+                health,
+                token,
+                expires_ms,
+                ahead_ms: c.node_now_ms(i) - now,
+                kept,
+            });
+        }
+        Ok(Snapshot(nodes))
+    }
+
     /// No node seen yet: all running, all free.
     pub(super) fn empty() -> Snapshot {
         let free = Seen {
@@ -87,7 +116,7 @@ impl Snapshot {
 
     /// How long `token` keeps its majority after `now_ms`, in whole seconds rounded up: until the
     /// key that is the last of a majority to run out does.
-    fn majority_left_s(&self, token: &str, now_ms: u64) -> Option<u64> {
+    pub(super) fn majority_left_s(&self, token: &str, now_ms: u64) -> Option<u64> {
         let mut until: Vec<u64> = self
             .claims()
             .filter(|(c, _)| *c == token)
@@ -151,6 +180,32 @@ impl Snapshot {
             .collect();
         marks.join(" ")
     }
+
+    /// Each node's row of a timeline's second, by name. A node that is down counts for the key it
+    /// kept others from, as the majority does; the timeline's rule reads the same.
+    pub(super) fn rows(&self) -> BTreeMap<String, NodeSecond> {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let row = NodeSecond {
+                    health: match n.health {
+                        Health::Up => NodeHealth::Up,
+                        Health::Paused => NodeHealth::Paused,
+                        Health::Down => NodeHealth::Down,
+                    },
+                    role: None,
+                    holder: n
+                        .token
+                        .as_deref()
+                        .or(n.kept.as_ref().map(|(t, _)| t.as_str()))
+                        .map(|t| owner(t).to_owned()),
+                    clock_ahead_s: n.ahead_ms / 1000,
+                };
+                (node_name(i), row)
+            })
+            .collect()
+    }
 }
 
 /// "nodes 1, 2 and 3", "node 4", "every node".
@@ -165,145 +220,11 @@ pub(super) fn list(nodes: &[usize]) -> String {
 }
 
 /// The client a story's token belongs to ("A" for A's token), or "?".
-fn owner(token: &str) -> &'static str {
+pub(super) fn owner(token: &str) -> &'static str {
     use crate::checks::redlock::{TOKEN_A, TOKEN_B};
     match token {
         TOKEN_A => "A",
         TOKEN_B => "B",
         _ => "?",
-    }
-}
-
-impl Player<'_> {
-    /// Looks at every node now. A look at a node brings it to its own time, and brings back a
-    /// node whose restart is due.
-    pub(super) fn snapshot(&mut self) -> Result<Snapshot, GradeError> {
-        let mut c = enter(&self.cluster);
-        let now = c.now_ms();
-        let mut nodes = Vec::with_capacity(NODES);
-        for (i, was) in self.seen.0.iter().enumerate() {
-            let token = c.holder(i)?;
-            let health = c.health(i);
-            let (token, expires_ms) = match health {
-                // A stopped node answers nothing; it holds what it held when it stopped.
-                Health::Paused => (was.token.clone(), was.expires_ms),
-                Health::Down => (None, None),
-                Health::Up if token.is_some() => (token, c.ttl_left(i)?.map(|ms| now + ms)),
-                Health::Up => (None, None),
-            };
-            let kept = match (health, was.health) {
-                (Health::Down, Health::Down) => was.kept.clone(),
-                (Health::Down, _) => was.token.clone().zip(was.expires_ms),
-                _ => None,
-            }
-            .filter(|(_, until)| *until > now);
-            nodes.push(Seen {
-                health,
-                token,
-                expires_ms,
-                ahead_ms: c.node_now_ms(i) - now,
-                kept,
-            });
-        }
-        Ok(Snapshot(nodes))
-    }
-
-    /// Writes down the second that ends: each client, each node, the storage, and `notes`.
-    pub(super) fn look(&mut self, notes: Vec<Note>) -> Result<Second, GradeError> {
-        let now = enter(&self.cluster).now_ms();
-        let nodes = self.snapshot()?;
-        self.seen = nodes.clone();
-        let majority = nodes.majority().map(str::to_owned);
-        let ttl_left_s = majority
-            .as_deref()
-            .and_then(|token| nodes.majority_left_s(token, now));
-        let row = world::enter(&self.world).row()?;
-        let t = self.t;
-        for c in &mut self.clients {
-            c.reckon(now);
-        }
-        let clients = record::clients_second(&mut self.clients, t);
-        let nodes = nodes
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                let state = NodeSecond {
-                    health: match n.health {
-                        Health::Up => NodeHealth::Up,
-                        Health::Paused => NodeHealth::Paused,
-                        Health::Down => NodeHealth::Down,
-                    },
-                    role: None,
-                    // A node that is down counts for the key it kept others from, as the
-                    // majority above does; the timeline's rule reads the same.
-                    holder: n
-                        .token
-                        .as_deref()
-                        .or(n.kept.as_ref().map(|(t, _)| t.as_str()))
-                        .map(|t| owner(t).to_owned()),
-                    clock_ahead_s: n.ahead_ms / 1000,
-                };
-                (node_name(i), state)
-            })
-            .collect();
-        Ok(Second {
-            t,
-            clients,
-            holder: majority.as_deref().map(|t| owner(t).to_owned()),
-            ttl_left_s,
-            counter: row.value,
-            highest_token: self.story.fenced().then_some(row.fence).filter(|&f| f > 0),
-            notes,
-            nodes,
-        })
-    }
-
-    /// The whole run, named as the book names it.
-    pub(super) fn timeline(
-        &mut self,
-        seconds: Vec<Second>,
-        implementation: &str,
-    ) -> Result<Timeline, GradeError> {
-        let counter = world::enter(&self.world).row()?.value;
-        let nodes = (0..NODES).map(node_name).collect();
-        Ok(record::timeline(
-            self.story,
-            implementation,
-            &self.clients,
-            nodes,
-            seconds,
-            counter,
-            std::mem::take(&mut self.messages),
-        ))
-    }
-
-    /// Keeps the commands client `i`'s last call sent to the nodes, each in its node's lane, for
-    /// the message diagram: what the cluster recorded since the last call, with its tokens by
-    /// owner, and a paused or down node's silence as no answer.
-    pub(super) fn hear(&mut self, i: usize) {
-        let sent: Vec<Sent> = enter(&self.cluster)
-            .sent()
-            .skip(self.heard)
-            .cloned()
-            .collect();
-        self.heard += sent.len();
-        for Sent {
-            node,
-            command,
-            answer,
-        } in sent
-        {
-            let (to, reply) = (Lane::Node(node_name(node)), answer.shown());
-            let message = record::message(
-                &self.clients,
-                i,
-                self.t,
-                to,
-                (&command, &reply),
-                answer.answered(),
-            );
-            self.messages.push(message);
-        }
     }
 }

@@ -1,25 +1,22 @@
 //! The Redlock stories of the debate, as data: what happens to the nodes at which second, and
 //! what the two clients set out to do.
 //!
-//! Each is a [`Story`] on [`Topology::Nodes`], the one description the single-server scenarios
-//! ([`crate::scenario`]) have too, with its faults from the one vocabulary of
-//! [`crate::story::fault`]; a new story here is one more entry. Clients A and B
-//! each want to add 1 to a counter, so each takes the lock (retrying every second while it is
-//! refused), reads the counter, works, writes the counter + 1 and releases. What changes is what
-//! happens to the five nodes on the way, and whether the writes carry fencing tokens. The nodes'
-//! faults of a second happen at its start, before A and then B take their step; a client's
-//! freeze, after its step (see [`Fault`]).
+//! Each is a [`Story`] on [`Topology::Nodes`], the one description the stories on one server and
+//! a pair ([`super::all`]) have too, with its faults from the one vocabulary of
+//! [`crate::story::fault`]; a new story here is one more entry. Clients A and B each want to add 1
+//! to a counter, so each takes the lock (retrying every second while it is refused), reads the
+//! counter, works, writes the counter + 1 and releases. What changes is what happens to the five
+//! nodes on the way, and whether the writes carry fencing tokens. The nodes' faults of a second
+//! happen at its start, before A and then B take their step; a client's freeze, after its step
+//! (see [`Fault`]). A run of one is held to a correct Redlock's whole run
+//! ([`crate::story::HeldTo::Reference`]).
 //!
 //! Nodes are numbered 0 to 4 here, as the grader's [`crate::nodes`] numbers them; a timeline and
 //! the lines of a report call node `i` "node i+1", so that readers count from 1 to 5.
 
-use crate::checks::redlock::{TOKEN_A, TOKEN_B, TTL};
-use crate::error::GradeError;
+use crate::checks::redlock::TTL;
 use crate::nodes::NODES;
 use crate::story::{Fault, Fencing, Plan, Story, Topology};
-
-/// The clients' Redlock tokens, A's then B's.
-pub(super) const TOKENS: [&str; 2] = [TOKEN_A, TOKEN_B];
 
 use Fault::*;
 
@@ -147,85 +144,4 @@ pub fn all() -> Vec<Story> {
             )
         },
     ]
-}
-
-/// Checks that `story` fits and is one the Redlock engine plays: on the cluster's nodes, with
-/// no more clients than it has tokens, no lease keeper and no fenced reads, which only the
-/// single server's engine plays.
-pub(super) fn playable(story: &Story) -> Result<(), GradeError> {
-    story.fits()?;
-    let misfit = |what: String| {
-        Err(GradeError::StoryDoesNotFit {
-            story: story.name,
-            what,
-        })
-    };
-    if story.topology != Topology::Nodes(crate::nodes::NODES) {
-        return misfit(format!(
-            "{:?}, which Redlock's engine does not play",
-            story.topology
-        ));
-    }
-    if story.clients.len() > TOKENS.len() || story.clients.iter().any(|c| c.keeper) {
-        return misfit("more clients than two, or a keeper, on Redlock's nodes".into());
-    }
-    if story.fencing == Fencing::ReadsAndWrites {
-        return misfit("fenced reads on Redlock's nodes".into());
-    }
-    Ok(())
-}
-
-/// The story called `name`.
-pub fn story(name: &str) -> Option<Story> {
-    all().into_iter().find(|s| s.name == name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn refused(story: Story) -> String {
-        match playable(&story) {
-            Err(GradeError::StoryDoesNotFit { what, .. }) => what,
-            other => panic!("{}: {other:?}", story.name),
-        }
-    }
-
-    #[test]
-    fn every_redlock_story_is_one_the_engine_plays() {
-        for story in all() {
-            playable(&story).unwrap_or_else(|e| panic!("{}: {e}", story.name));
-        }
-    }
-
-    #[test]
-    fn the_engine_refuses_what_only_the_single_server_plays() {
-        let base = || story("clock_jump").expect("the clock-jump story");
-        let kept = Story {
-            clients: vec![Plan::job("A").kept(), Plan::job("B")],
-            ..base()
-        };
-        assert!(refused(kept).contains("keeper"));
-        let three = Story {
-            clients: vec![Plan::job("A"), Plan::job("B"), Plan::job("C")],
-            ..base()
-        };
-        assert!(refused(three).contains("more clients"));
-        let reads = Story {
-            fencing: Fencing::ReadsAndWrites,
-            ..base()
-        };
-        assert!(refused(reads).contains("fenced reads"));
-        let single = Story {
-            topology: Topology::Single,
-            faults: Vec::new(),
-            ..base()
-        };
-        assert!(refused(single).contains("Single"));
-        let off = Story {
-            faults: vec![(0, Fault::Promote)],
-            ..base()
-        };
-        assert!(refused(off).contains("Promote"));
-    }
 }

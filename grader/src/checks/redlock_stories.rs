@@ -1,91 +1,64 @@
-//! The Redlock stories of the debate, played with the learner's Redlock on five real nodes, and
-//! held to a correct Redlock's run, second by second.
+//! The Redlock stories of the debate as checks: played with the learner's Redlock on five real
+//! nodes, and held to a correct Redlock's run, second by second.
 //!
 //! Kleppmann's clock jump, a node restarted without persistence, antirez's delayed restart, a
 //! client paused past its validity, and the same pause with fencing tokens: each is a
-//! [`crate::story::Story`] on [`crate::story::Topology::Nodes`], faults and two clients' jobs
-//! ([`stories`]), played on a fresh [`crate::nodes::Cluster`] on virtual time ([`play`], with
-//! the clients of [`crate::story::client`] and each fault's effect from
-//! [`crate::story::Fault::on_nodes`]) and recorded as a timeline with its nodes ([`record`], the
-//! clients' seconds and the run by [`crate::story::record`]). One play
-//! serves both the grade and the book: the book's `redlock-*` timelines are the reference's plays
-//! (`lock_catalogue::demos`), and a check plays the learner's Redlock the same way and compares the
-//! seconds. Whatever a story shows about Redlock itself (two clients each holding a majority is
-//! the algorithm's doing, not the learner's), the learner's run must be the reference's.
-
-mod play;
-mod record;
-pub mod stories;
-
-pub use play::{Played, play};
-pub use stories::{all, story};
-
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+//! [`Story`] on [`crate::story::Topology::Nodes`] ([`crate::scenario::redlock`]), played by the one
+//! engine ([`crate::run`]) like every story. One play serves both the grade and the book: the
+//! book's `redlock-*` timelines are the reference's plays (`lock_catalogue::demos`), and a check
+//! plays the learner's Redlock the same way and compares the seconds. Whatever a story shows about
+//! Redlock itself (two clients each holding a majority is the algorithm's doing, not the
+//! learner's), the learner's run must be the reference's: a Redlock story is held to
+//! [`HeldTo::Reference`](crate::story::HeldTo::Reference), which [`judge`] applies.
 
 use super::Ctx;
+use super::scenarios::{first_second_apart, halted, reference_run, scenario_check};
 use crate::error::GradeError;
-use crate::reference::LOCK as REFERENCE;
+use crate::exercise::redlock::EXERCISE;
+use crate::lock::Lock;
 use crate::report::{Report, Verdict};
-use crate::sandbox::Failure;
+use crate::run::Run;
 use crate::story::Story;
+use crate::timeline::{Second, Timeline};
 use crate::verdict::{Property, Violation};
 
-/// Plays the story called `name` with the learner's Redlock and with the reference, and
-/// compares them.
+/// Plays the Redlock story called `name` with the learner's Redlock (the rest of the lock the
+/// reference's: the check grades the Redlock exercise alone), and holds it to a correct
+/// Redlock's run.
 pub(crate) fn check(ctx: &Ctx<'_>, name: &'static str) -> Result<Verdict, GradeError> {
-    let story = stories::story(name).ok_or(GradeError::NoSuchScenario {
-        check: ctx.check,
-        scenario: name,
-    })?;
-    let mine = play(&story, ctx.lock)?;
-    let verdict = judge(ctx, &story, &mine)?;
-    // The player steps through a failed run beside the book's (`cargo course open`).
-    let failed = matches!(verdict, Verdict::Fail(_));
-    crate::recording::keep(ctx.check, failed.then_some(&mine.timeline));
-    Ok(verdict)
+    scenario_check(ctx, name, EXERCISE.lock_under_test(ctx.lock))
 }
 
 /// What every correct Redlock's run shares, second by second: everything but how long the
 /// majority has left. That depends on the order in which a Redlock asks the nodes (one that asks
 /// the two paused nodes first sets its keys 100 ms later), which the algorithm leaves free.
-fn shared(timeline: &crate::timeline::Timeline) -> Vec<crate::timeline::Second> {
+fn shared(timeline: &Timeline) -> Vec<Second> {
     timeline
         .seconds
         .iter()
-        .map(|second| crate::timeline::Second {
+        .map(|second| Second {
             ttl_left_s: None,
             ..second.clone()
         })
         .collect()
 }
 
-fn judge(ctx: &Ctx<'_>, story: &Story, mine: &Played) -> Result<Verdict, GradeError> {
+/// Holds `mine`, a run of a Redlock story with `lock`, to a correct Redlock's run of it: a call
+/// that failed is told with the story so far, and a run that parts from the reference's names the
+/// first step where it does.
+pub(crate) fn judge(
+    ctx: &Ctx<'_>,
+    story: &Story,
+    lock: Lock,
+    mine: &Run,
+) -> Result<Verdict, GradeError> {
     if let Some(halt) = &mine.halt {
-        return Ok(match &halt.failure {
-            Failure::NotStarted { message } => Verdict::NotStarted {
-                function: halt.function,
-                message: message.clone(),
-            },
-            failure => Verdict::Fail(Box::new(Report::failed(
-                ctx.check,
-                ctx.lock.name,
-                halt.function,
-                failure.clone(),
-                vec![format!("The story so far:\n{}", mine.lines.join("\n"))],
-            ))),
-        });
+        let so_far = format!("The story so far:\n{}", mine.lines.join("\n"));
+        return Ok(halted(ctx, lock, halt, so_far));
     }
-    static REFERENCE_PLAYS: Mutex<BTreeMap<&'static str, Played>> = Mutex::new(BTreeMap::new());
-    let expected = super::reference_play(&REFERENCE_PLAYS, story.name, || play(story, &REFERENCE))?;
+    let expected = reference_run(story)?;
     let (ours, theirs) = (shared(&mine.timeline), shared(&expected.timeline));
-    let differs = ours
-        .iter()
-        .zip(&theirs)
-        .find(|(a, b)| a != b)
-        .map(|(a, _)| a.t)
-        .or_else(|| (ours.len() != theirs.len()).then(|| ours.len().min(theirs.len()) as u64));
-    let Some(t) = differs else {
+    let Some(t) = first_second_apart(&ours, &theirs) else {
         return Ok(Verdict::Pass);
     };
     // The first line where the runs part names the event, in words both runs use.
@@ -137,9 +110,6 @@ fn judge(ctx: &Ctx<'_>, story: &Story, mine: &Played) -> Result<Verdict, GradeEr
     };
     let v = Violation::at(Property::RedlockSameAsReference, t * 1000, what);
     Ok(Verdict::Fail(Box::new(Report::broken(
-        ctx.check,
-        ctx.lock.name,
-        v,
-        evidence,
+        ctx.check, lock.name, v, evidence,
     ))))
 }
