@@ -3,23 +3,23 @@
 //! second.
 //!
 //! The runner ([`crate::run`]) judges every call it makes with the same
-//! judges as the direct checks ([`crate::judge`]); this module turns its
-//! first broken rule, or the first second where it parts from the
-//! reference lock's run, into a verdict.
+//! judges as the direct checks ([`crate::judge`]), and [`crate::judge::story`]
+//! holds the run to the reference lock's; this module turns the first broken
+//! rule into a verdict, with the timelines that show it.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::Ctx;
 use crate::error::GradeError;
+use crate::judge::story::same_as_reference;
 use crate::lock::Lock;
 use crate::reference::LOCK as REFERENCE;
 use crate::report::{Report, Verdict};
 use crate::run;
 use crate::sandbox::Failure;
 use crate::scenario;
-use crate::timeline::{Action, ActionKind, Second, Timeline};
-use crate::verdict::{Property, Violation};
+use crate::timeline::Timeline;
 
 /// Plays the scenario with `lock`, then holds the run to the rules and to the
 /// reference lock's run.
@@ -83,155 +83,19 @@ fn judge_scenario(
     let expected = super::reference_play(&REFERENCE_RUNS, scenario.name, || {
         Ok(run::run(scenario, &REFERENCE)?.timeline)
     })?;
-    let (ours, theirs) = (
-        mine.timeline.with_tokens_renumbered(),
-        expected.with_tokens_renumbered(),
+    let violation = same_as_reference(
+        &mine.timeline.with_tokens_renumbered(),
+        &expected.with_tokens_renumbered(),
     );
-    let differs = ours
-        .seconds
-        .iter()
-        .zip(&theirs.seconds)
-        .find(|(a, b)| a != b)
-        .map(|(a, _)| a.t)
-        .or_else(|| {
-            (ours.seconds.len() != theirs.seconds.len())
-                .then(|| ours.seconds.len().min(theirs.seconds.len()) as u64)
-        });
-    if let Some(t) = differs {
-        let parting = ours
-            .seconds
-            .iter()
-            .zip(&theirs.seconds)
-            .find(|(a, _)| a.t == t)
-            .and_then(|(a, b)| first_call_apart(a, b, ours.fencing));
-        let what = match parting {
-            Some(call) => {
-                format!("from t = {t} s on, your run differs from a correct lock's run: {call}")
-            }
-            None => format!("from t = {t} s on, your run differs from a correct lock's run"),
-        };
+    if let Some(v) = violation {
+        let t = v.at_ms.unwrap_or_default() / 1000;
         let evidence = vec![
             format!("Your run:\n{}", mine.timeline.render(Some(t))),
             format!("A correct lock's run:\n{}", expected.render(Some(t))),
         ];
-        let v = Violation::at(Property::SameAsReference, t * 1000, what);
         return Ok(Verdict::Fail(Box::new(Report::broken(
             ctx.check, lock.name, v, evidence,
         ))));
     }
     Ok(Verdict::Pass)
-}
-
-/// The first call of the learner's code that went otherwise in the second `ours` than in a
-/// correct lock's `theirs`, client by client in order: "first in C's acquire: yours "denied", a
-/// correct lock's "acquired"". What the story does itself (a pause, a crash, a plain read) is
-/// passed over; `None` when only what follows from a call differs (a belief, the counter).
-fn first_call_apart(ours: &Second, theirs: &Second, fencing: bool) -> Option<String> {
-    let said = |a: Option<&Action>| a.map_or("nothing".to_owned(), |a| format!("\"{}\"", a.text));
-    for (client, mine) in &ours.clients {
-        let Some(right) = theirs.clients.get(client) else {
-            continue;
-        };
-        for i in 0..mine.actions.len().max(right.actions.len()) {
-            let (a, b) = (mine.actions.get(i), right.actions.get(i));
-            let same = a.map(|a| (a.kind, &a.text)) == b.map(|b| (b.kind, &b.text));
-            let function = a.or(b).and_then(|x| function_of(x.kind, fencing));
-            if let (false, Some(function)) = (same, function) {
-                return Some(format!(
-                    "first in {client}'s {function}: yours {}, a correct lock's {}",
-                    said(a),
-                    said(b)
-                ));
-            }
-        }
-    }
-    None
-}
-
-/// The function of the learner's lock whose call an action records, if one did.
-fn function_of(kind: ActionKind, fencing: bool) -> Option<&'static str> {
-    Some(match kind {
-        ActionKind::Acquired | ActionKind::Denied if fencing => "acquire_fenced",
-        ActionKind::Acquired | ActionKind::Denied => "acquire",
-        ActionKind::Released | ActionKind::ReleaseRefused | ActionKind::DeletedOther => "release",
-        ActionKind::Renewed | ActionKind::LeaseLost => "keep_alive",
-        ActionKind::Read | ActionKind::ReadRejected if fencing => "fenced_read",
-        ActionKind::Wrote | ActionKind::WriteRejected if fencing => "fenced_write",
-        _ => return None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::timeline::{ClientSecond, State};
-
-    /// A second in which each of `clients` did `actions`.
-    fn second(clients: &[(&str, Vec<Action>)]) -> Second {
-        Second {
-            t: 4,
-            clients: clients
-                .iter()
-                .map(|(name, actions)| {
-                    let client = ClientSecond {
-                        state: State::Waiting,
-                        believes: false,
-                        token: None,
-                        actions: actions.clone(),
-                    };
-                    (name.to_string(), client)
-                })
-                .collect(),
-            holder: None,
-            ttl_left_s: None,
-            counter: 0,
-            highest_token: None,
-            notes: Vec::new(),
-            nodes: Default::default(),
-        }
-    }
-
-    fn action(kind: ActionKind, text: &str) -> Action {
-        Action::new(kind, text, false, false)
-    }
-
-    #[test]
-    fn the_first_call_apart_is_named_with_both_answers() {
-        let read = action(ActionKind::Read, "read 0");
-        let ours = second(&[
-            ("A", vec![read.clone()]),
-            ("C", vec![action(ActionKind::Denied, "denied")]),
-        ]);
-        let theirs = second(&[
-            ("A", vec![read]),
-            ("C", vec![action(ActionKind::Acquired, "acquired")]),
-        ]);
-        assert_eq!(
-            first_call_apart(&ours, &theirs, false).as_deref(),
-            Some("first in C's acquire: yours \"denied\", a correct lock's \"acquired\"")
-        );
-        assert_eq!(
-            first_call_apart(&ours, &theirs, true).as_deref(),
-            Some("first in C's acquire_fenced: yours \"denied\", a correct lock's \"acquired\"")
-        );
-    }
-
-    #[test]
-    fn what_the_story_does_itself_is_passed_over() {
-        let ours = second(&[(
-            "A",
-            vec![
-                action(ActionKind::Paused, "paused"),
-                action(ActionKind::Read, "read 1"),
-            ],
-        )]);
-        let theirs = second(&[("A", vec![action(ActionKind::Read, "read 0")])]);
-        assert_eq!(first_call_apart(&ours, &theirs, false), None);
-        // A call that did not happen in one run is named too.
-        let released = second(&[("A", vec![action(ActionKind::Released, "released")])]);
-        assert_eq!(
-            first_call_apart(&released, &second(&[("A", vec![])]), false).as_deref(),
-            Some("first in A's release: yours \"released\", a correct lock's nothing")
-        );
-    }
 }
