@@ -26,7 +26,7 @@ pub enum GradeError {
     Stalled(String),
     /// The storage row holds something other than a whole number. The lock's
     /// storage put it there, so [`crate::checks::Check::run`] turns this into
-    /// a failed check ([`crate::verdict::Violation::row_not_a_number`]), not a crash.
+    /// a failed check ([`crate::judge::storage::row_not_a_number`]), not a crash.
     #[error("the storage row's `{field}` field holds {held:?}, which is not a whole number")]
     RowNotANumber {
         /// `value` or `fence`.

@@ -32,8 +32,8 @@
 //!   plays histories drawn from a seed against it;
 //! - [`exercise`] names the exercises once, in the order of the book's chapters;
 //! - [`checks`] is the catalogue `cargo test -p exercises` runs, and
-//!   [`report`] what a learner reads when one fails; [`token`] holds the
-//!   first exercise's judge and checks;
+//!   [`report`] what a learner reads when one fails; [`token`] draws and
+//!   reads the first exercise's tokens;
 //! - [`sys`] makes the system calls the standard library does not offer (the
 //!   crate's only `unsafe` code), and [`deadline`] runs a child until it ends
 //!   or overruns, then kills all it started; [`random`] draws the run's ids;

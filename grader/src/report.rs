@@ -45,7 +45,7 @@ impl Verdict {
                 Verdict::Fail(Box::new(Report::broken(
                     check,
                     lock,
-                    Violation::row_not_a_number(field, &held),
+                    crate::judge::storage::row_not_a_number(field, &held),
                     Vec::new(),
                 )))
             }

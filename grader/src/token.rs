@@ -1,4 +1,6 @@
-//! The `token` exercise, the lock token: what `new_token` must return, and its checks.
+//! The `token` exercise, the lock token: what `new_token` must return, and how the grader
+//! draws and reads tokens. Its checks are [`crate::checks::token`]; its rules are judged in
+//! [`crate::judge::token`].
 //!
 //! A token must be unique and unguessable: [`MIN_BITS`] (120) or more bits
 //! from the operating system's random source, in any encoding, as the
@@ -29,15 +31,8 @@ pub mod float;
 pub mod rank;
 pub mod reading;
 
-use std::collections::HashSet;
-
-use crate::checks::Ctx;
-use crate::error::GradeError;
 use crate::lock::NewTokenFn;
-use crate::report::{Report, Verdict};
 use crate::sandbox::{self, Failure};
-use crate::verdict::{Property, Violation};
-use reading::{Reading, read};
 
 /// How many tokens each check draws.
 pub const DRAWS: usize = 1000;
@@ -48,8 +43,6 @@ pub const MAX_CHARS: usize = 256;
 /// random bytes have 128 to 160. A clock, a counter or a 64-bit value has
 /// at most 64, however printed.
 pub const MIN_BITS: usize = 120;
-/// How much of a token a report shows.
-const SHOWN_CHARS: usize = 48;
 
 /// The tokens of one draw.
 #[derive(Clone, Debug, Default)]
@@ -106,167 +99,4 @@ pub fn draw(new_token: NewTokenFn, long: Long) -> Result<Drawn, Failure> {
         }
         drawn
     })
-}
-
-/// A token as a report shows it: quoted, escaped, at most [`SHOWN_CHARS`].
-fn shown(token: &str) -> String {
-    match token.char_indices().nth(SHOWN_CHARS) {
-        Some((cut, _)) => {
-            let quoted = format!("{:?}", &token[..cut]);
-            format!("{}…\"", quoted.strip_suffix('"').unwrap_or(&quoted))
-        }
-        None => format!("{token:?}"),
-    }
-}
-
-/// Why the tokens of a draw repeat, if they do.
-pub fn repeated(drawn: &Drawn) -> Option<Violation> {
-    let mut seen = HashSet::new();
-    let mut repeats = drawn.tokens.iter().filter(|t| !seen.insert(t.as_str()));
-    let first = repeats.next()?;
-    let what = format!(
-        "of {} tokens, {} repeated an earlier one (e.g. {})",
-        drawn.tokens.len(),
-        1 + repeats.count(),
-        shown(first)
-    );
-    Some(Violation::anytime(Property::TokensUnique, what))
-}
-
-/// Why the tokens of a draw are guessable, if they are.
-pub fn guessable(drawn: &Drawn) -> Option<Violation> {
-    let what = if let Some((n, chars)) = drawn.too_long {
-        format!(
-            "tokens of {chars} characters (draw {n} of {DRAWS}): keep them under {MAX_CHARS} characters; \
-             20 random bytes take 40 as hex, 27 as base64"
-        )
-    } else if let Some(n) = drawn.tokens.iter().position(String::is_empty) {
-        format!("draw {} of {DRAWS} returned an empty token", n + 1)
-    } else {
-        match read(&drawn.tokens) {
-            Reading::Bits { random, .. } if random >= MIN_BITS => {
-                let float = float::float_digits(&drawn.tokens)?;
-                let base = float.base;
-                format!(
-                    "your tokens (e.g. {}) carry at most {} random bits, read as the digits of \
-                     a random double in base {base}: one in {} or more of them, read as a \
-                     fraction in base {base}, is a binary fraction of at most {} significant \
-                     bits, as a double printed to its last digit is (JavaScript's \
-                     `Math.random().toString(36)`), and random tokens almost never are; a good \
-                     token carries {MIN_BITS} or more, like 20 random bytes as 40 \
-                     hex digits",
-                    shown(&float.example),
-                    float::DOUBLE_BITS,
-                    float::SHARE,
-                    float::DOUBLE_BITS,
-                )
-            }
-            Reading::Bits {
-                random,
-                encoding,
-                length,
-                ..
-            } => {
-                let example = drawn
-                    .tokens
-                    .iter()
-                    .find(|t| t.chars().count() == length)
-                    .map_or_else(String::new, |t| shown(t));
-                format!(
-                    "your tokens (e.g. {example}) carry {random} random bits, read as {encoding}; \
-                     a good token carries {MIN_BITS} or more, like 20 random bytes as 40 hex digits"
-                )
-            }
-            Reading::Scattered { lengths, most } => format!(
-                "your tokens come in {lengths} different lengths, at most {most} of {DRAWS} alike, \
-                 too scattered to line up: give every token the same length, like 20 random bytes \
-                 as 40 hex digits"
-            ),
-        }
-    };
-    Some(Violation::anytime(Property::TokensUnguessable, what))
-}
-
-/// The check `token::unique`.
-pub fn unique(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    Ok(judged(
-        ctx,
-        draw(ctx.lock.new_token, Long::Budget),
-        repeated,
-    ))
-}
-
-/// The check `token::unguessable`.
-pub fn unguessable(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
-    Ok(judged(ctx, draw(ctx.lock.new_token, Long::Stop), guessable))
-}
-
-/// The verdict on a draw: the function's failure, or the judge's.
-fn judged(
-    ctx: &Ctx<'_>,
-    drawn: Result<Drawn, Failure>,
-    judge: fn(&Drawn) -> Option<Violation>,
-) -> Verdict {
-    let report = |problem| Verdict::Fail(Box::new(problem));
-    match drawn {
-        Err(Failure::NotStarted { message }) => Verdict::NotStarted {
-            function: "new_token",
-            message,
-        },
-        // `new_token` sends no commands: there is no trace to show.
-        Err(failure) => report(Report::failed(
-            ctx.check,
-            ctx.lock.name,
-            "new_token",
-            failure,
-            vec![],
-        )),
-        Ok(drawn) => match judge(&drawn) {
-            None => Verdict::Pass,
-            Some(v) => report(Report::broken(ctx.check, ctx.lock.name, v, vec![])),
-        },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn drawn(tokens: Vec<String>) -> Drawn {
-        Drawn {
-            tokens,
-            ..Drawn::default()
-        }
-    }
-
-    #[test]
-    fn a_long_token_is_judged_by_its_length() {
-        let v = guessable(&Drawn {
-            too_long: Some((3, 1 << 20)),
-            ..Drawn::default()
-        })
-        .expect("fails");
-        assert!(
-            v.to_string().contains("tokens of 1048576 characters"),
-            "{v}"
-        );
-    }
-
-    #[test]
-    fn an_empty_token_is_named() {
-        let mut tokens = vec!["ab".to_string(); 10];
-        tokens[4].clear();
-        let v = guessable(&drawn(tokens)).expect("fails");
-        assert!(
-            v.to_string()
-                .contains("draw 5 of 1000 returned an empty token"),
-            "{v}"
-        );
-    }
-
-    #[test]
-    fn shown_tokens_are_cut_and_escaped() {
-        assert_eq!(shown("a\nb"), "\"a\\nb\"");
-        assert_eq!(shown(&"x".repeat(100)), format!("\"{}…\"", "x".repeat(48)));
-    }
 }

@@ -256,25 +256,99 @@ fn doc_text(source: &str) -> String {
 }
 
 /// A check that makes a function's commands fail quotes what the doc text says the function
-/// must answer then: the exercise's stub and its solution both say it, in those words.
+/// must answer then: the exercise's descriptor names those sentences, and its stub and its
+/// solution both say them, in those words.
 #[test]
 fn every_check_of_failed_commands_quotes_the_doc() {
-    use grader::judge::faults::SAID;
-    for (check, sentence) in SAID {
-        let name = grader::exercise::of_check(check);
-        let exercise = EXERCISES
-            .iter()
-            .find(|e| e.name == name)
-            .unwrap_or_else(|| panic!("{check}: no exercise {name}"));
-        assert!(
-            exercise.checks.iter().any(|c| c.name == *check),
-            "{name} has no check {check}"
-        );
-        for path in [exercise.stub(), exercise.solution()] {
-            assert!(
-                doc_text(&read(&path)).contains(sentence),
-                "{path} must say, in its doc comments: {sentence}"
-            );
+    for exercise in EXERCISES {
+        for sentence in exercise.says_on_failure {
+            for path in [exercise.stub(), exercise.solution()] {
+                assert!(
+                    doc_text(&read(&path)).contains(sentence),
+                    "{path} must say, in its doc comments: {sentence}"
+                );
+            }
         }
     }
+    // Every exercise whose functions send commands has its checks make them fail.
+    let quiet: Vec<&str> = EXERCISES
+        .iter()
+        .filter(|e| e.says_on_failure.is_empty())
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(
+        quiet,
+        ["token"],
+        "exercises that quote no doc on a failed command"
+    );
+}
+
+/// The lines of `source`, outside its tests and comments, that judge a rule themselves: they
+/// build a `Violation`, or name one rule (`Property::OneWinner`, but not every rule,
+/// `Property::ALL`, nor a rule's row, `Property::OneWinner.row()`).
+fn judgements(source: &str) -> Vec<String> {
+    let names_a_rule = |line: &str| {
+        line.match_indices("Property::").any(|(i, m)| {
+            let rest = &line[i + m.len()..];
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
+            name.chars().nth(1).is_some_and(char::is_lowercase)
+                && !rest[name.len()..].starts_with(".row(")
+        })
+    };
+    let builds = |line: &str| {
+        line.contains("Violation::at(")
+            || line.contains("Violation::anytime(")
+            || (line.contains("Violation {") && !line.contains("-> Violation {"))
+    };
+    let code = source.split("#[cfg(test)]").next().unwrap_or(source);
+    code.lines()
+        .map(|l| l.split("//").next().unwrap_or(l))
+        .filter(|l| names_a_rule(l) || builds(l))
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, from `grader/src/`, but for the folders `skip`.
+fn sources(dir: &Path, from: &Path, skip: &[&str], into: &mut Vec<String>) {
+    let entries = fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {dir:?}: {e}"));
+    for entry in entries.map(|e| e.expect("a directory entry")) {
+        let path = entry.path();
+        let rel = path
+            .strip_prefix(from)
+            .expect("under grader/src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if path.is_dir() && !skip.contains(&rel.as_str()) {
+            sources(&path, from, skip, into);
+        } else if rel.ends_with(".rs") {
+            into.push(rel);
+        }
+    }
+}
+
+/// Each rule is judged in one place, `grader/src/judge/`: a check gathers what happened and
+/// hands it to a judge, and builds no violation and names no rule of its own.
+#[test]
+fn rules_are_judged_in_the_judge_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &src, &["judge", "verdict", "model"], &mut files);
+    files.sort();
+    assert!(files.iter().any(|f| f == "checks/extend.rs"), "{files:?}");
+    let mut wrong = Vec::new();
+    for file in &files {
+        let found = judgements(&read(&format!("grader/src/{file}")));
+        if !found.is_empty() {
+            wrong.push(format!(
+                "grader/src/{file}: {} lines judge a rule:\n    {}",
+                found.len(),
+                found.join("\n    ")
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "judge these in grader/src/judge/ and call the judge:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -10,6 +10,7 @@
 //! `TOKEN_RUNS=1000 cargo test --release -p grader --test token -- --nocapture`,
 //! which prints the range of bits found for each token.
 
+use grader::judge::token as rules;
 use grader::reference::LOCK as REFERENCE;
 use grader::token::reading::{Reading, read};
 use grader::token::{self, Drawn, Long};
@@ -40,7 +41,7 @@ fn judge(name: &str, new_token: grader::lock::NewTokenFn) -> (usize, usize, usiz
     for _ in 0..runs() {
         let drawn: Drawn = token::draw(new_token, Long::Stop)
             .unwrap_or_else(|f| panic!("{name}: new_token failed: {f}"));
-        if token::guessable(&drawn).is_some() {
+        if rules::guessable(&drawn).is_some() {
             failed += 1;
         }
         if let Reading::Bits { random, .. } = read(&drawn.tokens) {
@@ -154,7 +155,7 @@ fn a_megabyte_token_is_refused_for_its_length_after_one_draw() {
     );
     assert!(drawn.tokens[0].len() <= token::MAX_CHARS);
     assert_eq!(drawn.too_long, Some((1, 40 + (1 << 20))));
-    let v = token::guessable(&drawn).expect("fails");
+    let v = rules::guessable(&drawn).expect("fails");
     assert_eq!(v.property, Property::TokensUnguessable);
     assert!(v.what.starts_with("tokens of 1048616 characters"), "{v}");
 }
@@ -178,9 +179,9 @@ fn megabyte_tokens_are_compared_whole_within_the_budget() {
     );
     assert!(drawn.tokens.iter().all(|t| t.len() == 40 + (1 << 20)));
     // Cut to 256 characters they would all be alike; whole, none repeats.
-    assert_eq!(token::repeated(&drawn), None);
+    assert_eq!(rules::repeated(&drawn), None);
     let same = token::draw(constant_megabyte, Long::Budget).expect("draws");
-    let v = token::repeated(&same).expect("a repeat");
+    let v = rules::repeated(&same).expect("a repeat");
     assert_eq!(v.property, Property::TokensUnique);
     assert!(v.what.starts_with("of 16 tokens, 15 repeated"), "{v}");
 }
@@ -204,7 +205,7 @@ fn tokens_with_spaces_newlines_or_any_characters_are_read_as_text() {
     };
     assert!(random <= 10, "{random}");
     assert!(encoding.to_string().starts_with("text of "), "{encoding}");
-    let v = token::guessable(&Drawn {
+    let v = rules::guessable(&Drawn {
         tokens,
         ..Drawn::default()
     })

@@ -8,16 +8,14 @@
 
 use std::time::Duration;
 
-use super::bench::{Bench, TOKEN_A, TOKEN_B, TTL, a_holds, b_holds, broken, expire_and_let_b_in};
+use super::bench::{Bench, TOKEN_A, TOKEN_B, TTL, a_holds, b_holds, expire_and_let_b_in, judged};
 use super::{Ctx, called};
 use crate::clock::Expiry;
 use crate::error::GradeError;
-use crate::judge::Call;
-use crate::judge::extend::reports_failure;
-use crate::model::show_value;
+use crate::judge::extend::{After, Met, keeps_new_holders_ttl, renewing, reports_failure};
+use crate::judge::{Call, Held};
 use crate::probe::{Attempt, Probe, StepIn};
 use crate::report::Verdict;
-use crate::verdict::{Property, Violation, seconds};
 use crate::wire::{Fired, Wire};
 use crate::world::World;
 
@@ -42,42 +40,12 @@ pub(crate) fn renews_its_own_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> 
     let mut bench = Bench::open()?;
     a_holds(&mut bench.world())?;
     bench.world().advance_by(4000)?;
-    let (renewed, steps) = called!(a_extends(&mut bench, ctx, RENEWAL));
-    let mut world = bench.world();
-    let (now, value, expiry) = (world.now_ms(), world.lock_value()?, world.lock_expiry()?);
-    let wanted = |e: Expiry| matches!(e, Expiry::At(at) if at >= now && crate::clock::as_asked(RENEWAL.as_millis() as u64, at - now));
-    let what = if value.as_deref() != Some(TOKEN_A) {
-        Some((
-            Property::ExtendSparesOthers,
-            format!(
-                "A renewed its own lock, and the lock key now holds {}",
-                show_value(&value)
-            ),
-        ))
-    } else if !wanted(expiry) {
-        let left = match expiry {
-            Expiry::At(at) => format!("expires after {}", seconds(at - now)),
-            Expiry::Never => "never expires".into(),
-            Expiry::Missing => "is gone".into(),
-        };
-        Some((
-            Property::ExtendRenewsOwnLock,
-            format!(
-                "A's lock had 6 s left; extend was asked for {} and returned {renewed}, and the lock key {left}",
-                seconds(RENEWAL.as_millis() as u64)
-            ),
-        ))
-    } else if !renewed {
-        Some((
-            Property::ExtendTellsTruth,
-            "A's extend renewed its own lock but returned false".to_string(),
-        ))
-    } else {
-        None
+    let left_ms = left(&mut bench)?.1;
+    let met = Met::Own {
+        token: TOKEN_A,
+        left_ms,
     };
-    Ok(what.map_or(Verdict::Pass, |(p, what)| {
-        broken(ctx, "extend", Violation::at(p, now, what), &steps)
-    }))
+    judge_renewal(ctx, bench, met, RENEWAL)
 }
 
 /// B holds the lock; A's extend must change nothing and return false.
@@ -85,73 +53,57 @@ pub(crate) fn leaves_another_holders_lock(ctx: &Ctx<'_>) -> Result<Verdict, Grad
     let mut bench = Bench::open()?;
     b_holds(&mut bench.world())?;
     bench.world().advance_by(3000)?;
-    let before = bench.world().lock_expiry()?;
-    let (renewed, steps) = called!(a_extends(&mut bench, ctx, LONG_RENEWAL));
-    let mut world = bench.world();
-    let (now, value, after) = (world.now_ms(), world.lock_value()?, world.lock_expiry()?);
-    let what = if value.as_deref() != Some(TOKEN_B) {
-        Some((
-            Property::ExtendSparesOthers,
-            format!(
-                "B holds the lock, and after A's extend the lock key holds {}",
-                show_value(&value)
-            ),
-        ))
-    } else if after != before {
-        let believes = if renewed {
-            ", and A, told true, believes it holds a lock it does not"
-        } else {
-            ""
-        };
-        Some((
-            Property::ExtendSparesOthers,
-            format!(
-                "B holds the lock with 7 s left, and A's extend gave it 30 s: B's lock outlives B if B \
-                 crashes{believes}"
-            ),
-        ))
-    } else if renewed {
-        Some((
-            Property::ExtendTellsTruth,
-            "B holds the lock, and A's extend returned true: A's job would go on writing under B's lock"
-                .to_string(),
-        ))
-    } else {
-        None
+    let (expiry, left_ms) = left(&mut bench)?;
+    let met = Met::Other {
+        holder: "B",
+        token: TOKEN_B,
+        left_ms,
+        expiry,
     };
-    Ok(what.map_or(Verdict::Pass, |(p, what)| {
-        broken(ctx, "extend", Violation::at(p, now, what), &steps)
-    }))
+    judge_renewal(ctx, bench, met, LONG_RENEWAL)
 }
 
 /// A's lock expired and nobody took it; A's extend must not bring it back.
 pub(crate) fn never_brings_back_a_lost_lock(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut bench = Bench::open()?;
     a_holds(&mut bench.world())?;
+    let (expired_at, _) = left(&mut bench)?;
     bench.world().advance_by(TTL.as_millis() as u64 + 2000)?;
-    let (renewed, steps) = called!(a_extends(&mut bench, ctx, TTL));
-    let mut world = bench.world();
-    let (now, value) = (world.now_ms(), world.lock_value()?);
-    let what = if value.is_some() {
-        Some((
-            Property::ExtendSparesOthers,
-            format!(
-                "A's lock expired 2 s ago, and A's extend brought it back (the key holds {}): \
-                 whatever happened in those 2 s, A now holds a lock it lost",
-                show_value(&value)
-            ),
-        ))
-    } else if renewed {
-        Some((
-            Property::ExtendTellsTruth,
-            "A's lock expired 2 s ago, and A's extend returned true".to_string(),
-        ))
-    } else {
-        None
+    let ago_ms = match expired_at {
+        Expiry::At(at) => bench.world().now_ms().saturating_sub(at),
+        _ => 0,
     };
-    Ok(what.map_or(Verdict::Pass, |(p, what)| {
-        broken(ctx, "extend", Violation::at(p, now, what), &steps)
-    }))
+    judge_renewal(ctx, bench, Met::Lost { ago_ms }, TTL)
+}
+
+/// The lock key's expiry now, and how long it has left.
+fn left(bench: &mut Bench) -> Result<(Expiry, u64), GradeError> {
+    let mut world = bench.world();
+    let (now, expiry) = (world.now_ms(), world.lock_expiry()?);
+    let left_ms = match expiry {
+        Expiry::At(at) => at.saturating_sub(now),
+        _ => 0,
+    };
+    Ok((expiry, left_ms))
+}
+
+/// A's extend for `asked` on the lock `met`, and the key after it, judged.
+fn judge_renewal(
+    ctx: &Ctx<'_>,
+    mut bench: Bench,
+    met: Met<'_>,
+    asked: Duration,
+) -> Result<Verdict, GradeError> {
+    let (renewed, steps) = called!(a_extends(&mut bench, ctx, asked));
+    let mut world = bench.world();
+    let (now, value, expiry) = (world.now_ms(), world.lock_value()?, world.lock_expiry()?);
+    let after = After {
+        value: value.as_deref(),
+        expiry,
+    };
+    let call = Call::at("A", "extend", now);
+    let violation = renewing(&call, met, asked, renewed, now, after);
+    Ok(judged(ctx, "extend", violation, &steps))
 }
 
 /// A renews for 30 s while, at any command boundary, its lock expires and B
@@ -170,24 +122,15 @@ pub(crate) fn never_renews_a_lock_that_changed_hands(ctx: &Ctx<'_>) -> Result<Ve
         step_in: StepIn::Act(|| Box::new(|world| Ok(Fired::Continue(expire_and_let_b_in(world)?)))),
         judge: |a: Attempt<'_, bool>| {
             let now = a.world.now_ms();
-            if a.world.lock_value()?.as_deref() != Some(TOKEN_B) {
-                return Ok(None);
-            }
-            let b_ttl = TTL.as_millis() as u64;
-            // A true from a renewal that came before B's grant is the truth:
-            // only B's TTL is judged here.
-            Ok(match a.world.lock_expiry()? {
-                Expiry::At(at) if at <= now + b_ttl => None,
-                other => Some(Violation::at(
-                    Property::ExtendSparesOthers,
-                    now,
-                    format!(
-                        "A's extend renewed B's lock: B took it for {}, and the key {}",
-                        seconds(b_ttl),
-                        crate::model::show_expiry(other)
-                    ),
-                )),
-            })
+            let held = match a.world.lock_value()?.as_deref() {
+                Some(TOKEN_B) => Held::By("B"),
+                Some(TOKEN_A) => Held::ByCaller,
+                Some(_) => Held::By("another client"),
+                None => Held::Nobody,
+            };
+            let call = Call::at("A", "extend", now);
+            let expiry = a.world.lock_expiry()?;
+            Ok(keeps_new_holders_ttl(&call, "B", TTL, held, now, expiry))
         },
     }
     .run()

@@ -21,13 +21,14 @@ use super::bench::{Bench, TOKEN_A, TOKEN_B};
 use super::scenarios::scenario_check;
 use crate::clock::Expiry;
 use crate::error::GradeError;
-use crate::judge::Call;
+use crate::judge::keeper::{self as judge, HealthyTick};
+use crate::judge::{Call, Held};
 use crate::lock::Lock;
 use crate::probe::{Attempt, Probe, StepIn};
 use crate::reference;
 use crate::reference::LOCK as REFERENCE;
 use crate::report::{Report, Verdict};
-use crate::verdict::{Property, Violation, seconds};
+use crate::verdict::{Violation, seconds};
 use crate::wire::{Step, Wire};
 use crate::world::World;
 
@@ -132,15 +133,31 @@ impl Lease {
         Ok(Ok(()))
     }
 
-    /// A's job, right after a tick: it writes unless `lost` is set.
-    fn job_writes(&self) -> bool {
-        !self.lost.load(Ordering::SeqCst)
+    /// Whether A's keeper has set `lost`: right after a tick, A's job writes unless it has.
+    fn lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    /// The call the judges look at: A's keeper, now.
+    fn call(&self) -> Call<'static> {
+        Call::at("A", "keep_alive", self.now())
+    }
+
+    /// Who holds the lock now, for the judges.
+    fn held(&self) -> Result<Held<'static>, GradeError> {
+        Ok(match self.bench.world().lock_value()?.as_deref() {
+            Some(TOKEN_A) => Held::ByCaller,
+            Some(TOKEN_B) => Held::By("B"),
+            Some(_) => Held::By("someone else"),
+            None => Held::Nobody,
+        })
     }
 
     /// The verdict for a broken rule, with the log.
-    fn broken(&mut self, ctx: &Ctx<'_>, property: Property, what: String) -> Verdict {
-        let now = self.now();
-        self.log.push(format!("t = {}: ✗ {what}", seconds(now)));
+    fn broken(&mut self, ctx: &Ctx<'_>, violation: Violation) -> Verdict {
+        let now = violation.at_ms.unwrap_or_else(|| self.now());
+        self.log
+            .push(format!("t = {}: ✗ {}", seconds(now), violation.what));
         let evidence = format!(
             "What happened (a tick every {}; after each, A's job writes unless `lost` is set; quiet ticks left out):\n  {}",
             seconds(TICK_MS),
@@ -149,7 +166,7 @@ impl Lease {
         Verdict::Fail(Box::new(Report::broken(
             ctx.check,
             ctx.lock.name,
-            Violation::at(property, now, what),
+            violation,
             vec![evidence],
         )))
     }
@@ -172,50 +189,25 @@ macro_rules! ticked {
 /// least two thirds of its TTL left, and the job goes on.
 pub(crate) fn renews_in_time(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
     let mut lease = Lease::open()?;
-    let floor = ms(LEASE) * 2 / 3;
     let mut expiry = lease.bench.world().lock_expiry()?;
     for t in (TICK_MS..=HEALTHY_RUN_MS).step_by(TICK_MS as usize) {
         ticked!(lease.tick(ctx, t));
-        let (value, now_expiry) = {
-            let mut world = lease.bench.world();
-            (world.lock_value()?, world.lock_expiry()?)
-        };
+        let now_expiry = lease.bench.world().lock_expiry()?;
         if now_expiry != expiry {
             if let Expiry::At(at) = now_expiry {
                 lease.note(format!("the lock now expires at t = {}", seconds(at)));
             }
             expiry = now_expiry;
         }
-        let left = match now_expiry {
-            Expiry::At(at) if value.as_deref() == Some(TOKEN_A) => at.saturating_sub(t),
-            _ => 0,
+        let tick = HealthyTick {
+            at_ms: t,
+            held: lease.held()?,
+            expiry: now_expiry,
+            renewed_at_ms: ms(lease.renewed_at),
+            lost: lease.lost(),
         };
-        if left < floor {
-            let last = ms(lease.renewed_at);
-            let why = if last == t {
-                format!(
-                    "A's keeper renewed it at t = {}, for less than the full TTL",
-                    seconds(t)
-                )
-            } else {
-                format!(
-                    "the last renewal was at t = {}, and one was due at t = {} (a third of the TTL later)",
-                    seconds(last),
-                    seconds(last + ms(LEASE) / 3)
-                )
-            };
-            let what = format!(
-                "A's job is healthy, and its lock has {} of its {} TTL left: {why}",
-                seconds(left),
-                seconds(ms(LEASE)),
-            );
-            return Ok(lease.broken(ctx, Property::KeeperRenewsInTime, what));
-        }
-        if !lease.job_writes() {
-            let what =
-                "A's keeper set `lost` while A's lock was alive and A's: the healthy job stopped"
-                    .to_string();
-            return Ok(lease.broken(ctx, Property::KeeperRenewsInTime, what));
+        if let Some(v) = judge::renews_in_time(&lease.call(), LEASE, tick) {
+            return Ok(lease.broken(ctx, v));
         }
     }
     Ok(Verdict::Pass)
@@ -276,28 +268,13 @@ fn frozen_at(ctx: &Ctx<'_>, freeze: u64) -> Result<Option<Verdict>, GradeError> 
         if let Err(verdict) = lease.tick(ctx, t)? {
             return Ok(Some(verdict));
         }
-        if let Some(since) = lease.lost_since.filter(|_| lease.job_writes()) {
-            let what = format!(
-                "A's keeper set `lost` at t = {} and cleared it again: B held the lock and wrote in \
-                 between, and A's job went on as if nothing had happened",
-                seconds(since)
-            );
-            return Ok(Some(lease.broken(ctx, Property::KeeperStopsForGood, what)));
-        }
-        if lease.job_writes() {
-            let holder = lease.bench.world().lock_value()?;
-            if holder.as_deref() != Some(TOKEN_A) {
-                let whose = match holder.as_deref() {
-                    Some(TOKEN_B) => "B's",
-                    Some(_) => "someone else's",
-                    None => "gone",
-                };
-                let what = format!(
-                    "A's job wrote, and the lock is {whose}: its keeper had not set `lost` after \
-                     the pause"
-                );
-                return Ok(Some(lease.broken(ctx, Property::KeeperStopsJob, what)));
-            }
+        let (call, lost) = (lease.call(), lease.lost());
+        // The job writes unless `lost` is set: under whoever holds the lock then.
+        let wrote_under = if lost { None } else { Some(lease.held()?) };
+        let violation = judge::stops_for_good(&call, "B", lease.lost_since, lost)
+            .or_else(|| judge::stops_job_after_pause(&call, wrote_under));
+        if let Some(v) = violation {
+            return Ok(Some(lease.broken(ctx, v)));
         }
     }
     Ok(None)
@@ -319,38 +296,16 @@ pub(crate) fn renewal_pause(ctx: &Ctx<'_>) -> Result<Verdict, GradeError> {
         // Failures and broken rules are told the way every scenario tells them.
         return scenario_check(ctx, "renewal-pause", lock);
     }
-    let late = mine.timeline.seconds.iter().find_map(|s| {
-        let a = s.clients.get("A")?;
-        a.actions
-            .iter()
-            .find(|x| x.unsafe_)
-            .map(|x| (s.t, x.text.clone()))
-    });
     let expected = crate::run::run(&scenario, &REFERENCE)?;
-    let what = match late {
-        Some((t, text)) => Some((
-            Property::KeeperStopsJob,
-            t,
-            format!(
-                "A's keeper did not stop the job after the pause: A {text} on a lock that was no longer its own"
-            ),
-        )),
-        None if mine.timeline.outcome != expected.timeline.outcome => Some((
-            Property::SameAsReference,
-            mine.timeline.seconds.len() as u64,
-            format!(
-                "the run ended with \"{}\" instead of \"{}\"",
-                mine.timeline.outcome.summary, expected.timeline.outcome.summary
-            ),
-        )),
-        None => None,
-    };
-    Ok(what.map_or(Verdict::Pass, |(property, t, what)| {
+    let violation = judge::stops_job_in_story("A", &mine.timeline)
+        .or_else(|| crate::judge::story::ends_as_reference(&mine.timeline, &expected.timeline));
+    Ok(violation.map_or(Verdict::Pass, |v| {
+        let t = v.at_ms.unwrap_or_default() / 1000;
         let evidence = vec![mine.timeline.render(Some(t))];
         Verdict::Fail(Box::new(Report::broken(
             ctx.check,
             ctx.lock.name,
-            Violation::at(property, t * 1000, what),
+            v,
             evidence,
         )))
     }))
@@ -401,12 +356,7 @@ pub(crate) fn reports_a_failed_command(ctx: &Ctx<'_>) -> Result<Verdict, GradeEr
                 return Ok(None);
             };
             let call = Call::at("A", "keep_alive", a.world.now_ms());
-            Ok(crate::judge::keeper::stops_job(
-                &call,
-                hit,
-                tick.lost,
-                &tick.returned,
-            ))
+            Ok(judge::stops_job(&call, hit, tick.lost, &tick.returned))
         },
     }
     .run()

@@ -29,6 +29,7 @@ pub mod redlock_stories;
 pub(crate) mod release;
 pub mod scenarios;
 pub(crate) mod storage;
+pub(crate) mod token;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -14,13 +14,14 @@ use std::time::Duration;
 use super::Ctx;
 use crate::error::GradeError;
 use crate::judge::Call;
+use crate::judge::redlock::{self as judge, Refusal};
 use crate::lock::Lock;
 use crate::model::redlock::drift;
 use crate::nodes::NODES;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::{self, Failure};
-use crate::verdict::{Property, Violation};
+use crate::verdict::Violation;
 use crate::wire::{Fault, Hit, Wire};
 
 /// A's token.
@@ -29,8 +30,6 @@ pub(crate) const TOKEN_A: &str = "token-of-A";
 pub(crate) const TOKEN_B: &str = "token-of-B";
 /// The TTL of the checks.
 pub(crate) const TTL: Duration = Duration::from_secs(10);
-/// The most a validity may be off by, for a learner's rounding of 1 % of the TTL.
-const SLACK_MS: u64 = 1;
 
 /// What one call of `redlock_acquire` did.
 pub(crate) struct Acquired {
@@ -38,16 +37,6 @@ pub(crate) struct Acquired {
     pub value: Result<Option<Duration>, Failure>,
     /// Virtual milliseconds from the call to its return.
     pub spent_ms: u64,
-}
-
-impl Acquired {
-    /// The validity a correct Redlock returns for this call's time spent, if any is left.
-    pub fn expected(&self, ttl: Duration) -> Option<Duration> {
-        let left = ttl
-            .saturating_sub(Duration::from_millis(self.spent_ms))
-            .saturating_sub(drift(ttl));
-        (!left.is_zero()).then_some(left)
-    }
 }
 
 /// Runs `lock`'s `redlock_acquire` for `token` on every node of `cluster`, on the cluster's clock.
@@ -132,80 +121,32 @@ pub(crate) fn broken(ctx: &Ctx<'_>, c: &SharedCluster, function: &str, v: Violat
     )))
 }
 
-/// The nodes holding `token`, as "0, 2, 4" (or "none").
-pub(crate) fn nodes_of(c: &SharedCluster, token: &str) -> Result<(usize, String), GradeError> {
+/// Which nodes hold `token`, node by node.
+pub(crate) fn nodes_of(c: &SharedCluster, token: &str) -> Result<Vec<bool>, GradeError> {
     let holders = enter(c).holders()?;
-    let on: Vec<String> = holders
+    Ok(holders
         .iter()
-        .enumerate()
-        .filter(|(_, h)| h.as_deref() == Some(token))
-        .map(|(i, _)| i.to_string())
-        .collect();
-    let shown = if on.is_empty() {
-        "none".to_owned()
-    } else {
-        on.join(", ")
-    };
-    Ok((on.len(), shown))
+        .map(|h| h.as_deref() == Some(token))
+        .collect())
 }
 
-/// Holds a successful acquire to the algorithm: a grant, on the nodes `expected_on`, valid for
-/// exactly the TTL minus the time spent minus the drift.
+/// Holds a successful acquire to the algorithm: a grant, on the nodes `free` (those free and
+/// answering), valid for exactly the TTL minus the time spent minus the drift.
 fn judge_grant(
     ctx: &Ctx<'_>,
     c: &SharedCluster,
     got: Acquired,
-    expected_on: usize,
+    free: usize,
 ) -> Result<Verdict, GradeError> {
-    let spent = got.spent_ms;
-    let expected = got.expected(TTL);
     let value = match got.value {
         Ok(value) => value,
         Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, c)),
     };
-    let (held, on) = nodes_of(c, TOKEN_A)?;
-    let at = enter(c).now_ms();
-    let Some(validity) = value else {
-        let what = format!(
-            "A's redlock_acquire returned None, though {expected_on} of the {NODES} nodes were \
-             free and answering (A's token is on nodes: {on})"
-        );
-        return Ok(broken(
-            ctx,
-            c,
-            "redlock_acquire",
-            Violation::at(Property::RedlockTakesMajority, at, what),
-        ));
-    };
-    if held != expected_on {
-        let what = format!(
-            "A's redlock_acquire granted the lock, but A's token is on {held} nodes ({on}), \
-             not on the {expected_on} that were free and answering"
-        );
-        return Ok(broken(
-            ctx,
-            c,
-            "redlock_acquire",
-            Violation::at(Property::RedlockTakesMajority, at, what),
-        ));
-    }
-    let expected = expected.unwrap_or_default();
-    let (v, e) = (validity.as_millis() as u64, expected.as_millis() as u64);
-    if v.abs_diff(e) > SLACK_MS {
-        let what = format!(
-            "A's redlock_acquire said the lock is valid for {v} ms; the TTL is {} ms, asking took \
-             {spent} ms of the clock, and the drift allowance is {} ms, so it is valid for {e} ms",
-            TTL.as_millis(),
-            drift(TTL).as_millis()
-        );
-        return Ok(broken(
-            ctx,
-            c,
-            "redlock_acquire",
-            Violation::at(Property::RedlockValidity, at, what),
-        ));
-    }
-    Ok(Verdict::Pass)
+    let holding = nodes_of(c, TOKEN_A)?;
+    let call = Call::at("A", "redlock_acquire", enter(c).now_ms());
+    let reckoning = (TTL, got.spent_ms, drift(TTL));
+    let violation = judge::granting(&call, free, value, &holding, reckoning);
+    Ok(violation.map_or(Verdict::Pass, |v| broken(ctx, c, "redlock_acquire", v)))
 }
 
 /// Holds a refused acquire to the algorithm: `None`, and A's token on no node.
@@ -213,39 +154,16 @@ fn judge_refusal(
     ctx: &Ctx<'_>,
     c: &SharedCluster,
     got: Acquired,
-    why: &str,
+    why: Refusal<'_>,
 ) -> Result<Verdict, GradeError> {
     let value = match got.value {
         Ok(value) => value,
         Err(failure) => return Ok(failed(ctx, "redlock_acquire", failure, c)),
     };
-    let (held, on) = nodes_of(c, TOKEN_A)?;
-    let at = enter(c).now_ms();
-    if let Some(validity) = value {
-        let what = format!(
-            "A's redlock_acquire granted the lock, valid for {} ms, though {why}",
-            validity.as_millis()
-        );
-        return Ok(broken(
-            ctx,
-            c,
-            "redlock_acquire",
-            Violation::at(Property::RedlockNeedsMajority, at, what),
-        ));
-    }
-    if held > 0 {
-        let what = format!(
-            "A's redlock_acquire gave up ({why}) but left A's token on nodes {on}: \
-             they stay locked for the rest of the TTL"
-        );
-        return Ok(broken(
-            ctx,
-            c,
-            "redlock_acquire",
-            Violation::at(Property::RedlockReleasesOnFailure, at, what),
-        ));
-    }
-    Ok(Verdict::Pass)
+    let holding = nodes_of(c, TOKEN_A)?;
+    let call = Call::at("A", "redlock_acquire", enter(c).now_ms());
+    let violation = judge::refusing(&call, why, value, &holding);
+    Ok(violation.map_or(Verdict::Pass, |v| broken(ctx, c, "redlock_acquire", v)))
 }
 
 /// All five nodes free: A gets them all, valid for the TTL minus the drift.
@@ -284,12 +202,12 @@ pub(crate) fn refuses_without_a_majority(ctx: &Ctx<'_>) -> Result<Verdict, Grade
         enter(&c).take(i, TOKEN_B, TTL.as_millis() as u64)?;
     }
     let got = acquire(&c, ctx.lock, TOKEN_A, TTL)?;
-    judge_refusal(
-        ctx,
-        &c,
-        got,
-        "B held 3 of the 5 nodes, so A could get only 2",
-    )
+    let why = Refusal::Minority {
+        holder: "B",
+        held: 3,
+        nodes: NODES,
+    };
+    judge_refusal(ctx, &c, got, why)
 }
 
 /// A 1 s TTL and nodes that answer 300 ms late: the TTL is spent before the last node answers.
@@ -300,12 +218,11 @@ pub(crate) fn gives_up_when_the_ttl_is_spent(ctx: &Ctx<'_>) -> Result<Verdict, G
     }
     let ttl = Duration::from_secs(1);
     let got = acquire(&c, ctx.lock, TOKEN_A, ttl)?;
-    let why = format!(
-        "asking the nodes took {} ms of its {} ms TTL",
-        got.spent_ms,
-        ttl.as_millis()
-    );
-    judge_refusal(ctx, &c, got, &why)
+    let why = Refusal::Spent {
+        spent_ms: got.spent_ms,
+        ttl,
+    };
+    judge_refusal(ctx, &c, got, why)
 }
 
 /// B holds nodes 0 and 1, so A's majority is the other three, all of them: each command of A's
@@ -321,22 +238,13 @@ pub(crate) fn counts_a_failed_node_as_a_no(ctx: &Ctx<'_>) -> Result<Verdict, Gra
     };
     let call = |c: &SharedCluster| Ok(acquire(c, ctx.lock, TOKEN_A, TTL)?.value);
     each_fault(ctx, "redlock_acquire", open, call, |c, value, hit| {
-        let holders = enter(c).holders()?;
-        let (held, on) = nodes_of(c, TOKEN_A)?;
-        // A token that reached a node whose reply was lost is no OK that came back.
-        let unseen = hit
-            .node
-            .filter(|&i| hit.fault.runs() && holders[i].as_deref() == Some(TOKEN_A))
-            .is_some();
-        let seen = held - usize::from(unseen);
+        let holding = nodes_of(c, TOKEN_A)?;
         let call = Call::at("A", "redlock_acquire", enter(c).now_ms());
-        Ok(crate::judge::redlock::failed_node_says_no(
+        Ok(judge::failed_node_says_no(
             &call,
             hit,
             value.is_some(),
-            seen,
-            &on,
-            NODES,
+            &holding,
         ))
     })
 }

@@ -19,19 +19,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::redlock::{TOKEN_A, TOKEN_B, acquire, release};
-use super::redlock_release::deletes_heard;
 use crate::clock::SLACK_MS;
 use crate::error::GradeError;
 use crate::explore::{self, Coverage};
-use crate::judge::Call;
-use crate::judge::redlock::counts_what_came_back;
+use crate::judge::redlock::{self as judge, Modelled};
+use crate::judge::{Call, Held};
 use crate::lock::Lock;
 use crate::model::redlock::{BRANCHES, Meets, ROUNDS, Situation, expect, lost_grant};
 use crate::nodes::cluster::{Cluster, enter};
 use crate::nodes::{Health, NODES};
 use crate::report::{Report, Verdict, trace};
 use crate::sandbox::Failure;
-use crate::verdict::{Property, Violation};
+use crate::verdict::Violation;
 use crate::wire::{Hit, Step};
 
 /// The calls a trace shows, as its heading names them.
@@ -164,97 +163,31 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Round, GradeError> {
         Err(failure) => return Round::found(Found::Failed("redlock_acquire", failure, steps)),
     };
     let lost = lost_grant(situation, hit.as_ref());
-    let model = expect(situation, got.spent_ms, lost);
-    let (n, spent) = (situation.nodes.len(), got.spent_ms);
-    // Why a node said no, when a fault made it: its SET failed, or its OK never came back.
-    let said_no = match (&hit, lost) {
-        (Some(hit), Some(i)) => format!(" ({}: node {i} said no)", hit.did()),
-        _ => String::new(),
+    let outcome = expect(situation, got.spent_ms, lost);
+    let model = Modelled {
+        grants: outcome.grants,
+        validity: outcome.validity,
+        nodes: situation.nodes.len(),
+        spent_ms: got.spent_ms,
+        ttl: situation.ttl,
+        lost: lost.zip(hit.as_ref()),
     };
-    let wrong = |property, what: String| {
-        Round::found(Found::Wrong(
-            Violation::anytime(property, what),
-            steps.clone(),
-        ))
-    };
-    match (value, model.validity) {
-        (Some(v), None) if model.grants <= n / 2 => {
-            return wrong(
-                Property::RedlockNeedsMajority,
-                format!(
-                    "A's redlock_acquire granted the lock (valid for {} ms) with only {} of the {n} \
-                     nodes{said_no}",
-                    v.as_millis(),
-                    model.grants
-                ),
-            );
-        }
-        (Some(v), None) => {
-            return wrong(
-                Property::RedlockNeedsMajority,
-                format!(
-                    "A's redlock_acquire granted the lock (valid for {} ms), but asking took {spent} ms \
-                     of the {} ms TTL: nothing was left after the drift allowance",
-                    v.as_millis(),
-                    ttl.as_millis()
-                ),
-            );
-        }
-        (None, Some(e)) => {
-            return wrong(
-                Property::RedlockTakesMajority,
-                format!(
-                    "A's redlock_acquire returned None, though {} of the {n} nodes granted it{said_no} \
-                     and {} ms of validity were left",
-                    model.grants,
-                    e.as_millis()
-                ),
-            );
-        }
-        (Some(v), Some(e)) if v.as_millis().abs_diff(e.as_millis()) > 1 => {
-            return wrong(
-                Property::RedlockValidity,
-                format!(
-                    "A's redlock_acquire said valid for {} ms; asking took {spent} ms, so a correct \
-                     Redlock says {} ms",
-                    v.as_millis(),
-                    e.as_millis()
-                ),
-            );
-        }
-        _ => {}
+    let call = Call::anytime("A", "redlock_acquire");
+    if let Some(v) = judge::as_modelled(&call, value, &model) {
+        return Round::found(Found::Wrong(v, steps));
     }
     let holders = enter(&c).holders()?;
     for (i, meets) in situation.nodes.iter().enumerate() {
-        let held = holders[i].as_deref();
-        let (property, what) = match meets {
-            Meets::HeldByB if held != Some(TOKEN_B) => (
-                Property::ReleaseSparesOthers,
-                format!("B held node {i}; after A's redlock_acquire it does not"),
-            ),
-            Meets::Free if model.validity.is_none() && held == Some(TOKEN_A) => (
-                Property::RedlockReleasesOnFailure,
-                if lost == Some(i) {
-                    format!(
-                        "A's redlock_acquire gave up but left A's token on node {i}{said_no}: \
-                         a node that seemed to refuse may have set the key, so a refusal \
-                         releases on every node"
-                    )
-                } else {
-                    format!("A's redlock_acquire gave up but left A's token on node {i}")
-                },
-            ),
-            // A fault's node may hold A's token or not: its SET may have run.
-            Meets::Free if lost == Some(i) => continue,
-            Meets::Free if model.validity.is_some() && held != Some(TOKEN_A) => (
-                Property::RedlockTakesMajority,
-                format!(
-                    "A's redlock_acquire granted the lock, but node {i}, free, does not hold A's token"
-                ),
-            ),
-            _ => continue,
+        let before = match meets {
+            Meets::Free => Some(Held::Nobody),
+            Meets::HeldByB => Some(Held::By("B")),
+            // A paused or down node holds what it held: nothing of this round's.
+            Meets::Paused | Meets::Down => None,
         };
-        return wrong(property, what);
+        let after = held(holders[i].as_deref());
+        if let Some(v) = judge::node_after_acquire(&call, i, before, after, &model) {
+            return Round::found(Found::Wrong(v, steps));
+        }
     }
     let (found, release_hit) = release_phase(ctx, &c, situation)?;
     Ok(Round {
@@ -317,32 +250,17 @@ fn release_phase(
     };
     let stolen = stolen.load(Ordering::SeqCst);
     let holders = enter(c).holders()?;
-    // The node whose command the fault stopped may keep A's token: it expires with its TTL.
-    let kept = hit
-        .as_ref()
-        .filter(|h| !h.fault.runs())
-        .and_then(|h| h.node);
+    let call = Call::anytime("A", "redlock_release");
     for (i, meets) in situation.nodes.iter().enumerate() {
-        if enter(c).health(i) != Health::Up || Some(i) == kept {
+        // A node that is not running shows nothing of the release.
+        if enter(c).health(i) != Health::Up {
             continue;
         }
-        let held = holders[i].as_deref();
-        let b_held = stolen || *meets == Meets::HeldByB;
-        let (property, what) = if b_held && held != Some(TOKEN_B) {
-            (
-                Property::ReleaseSparesOthers,
-                format!("B held node {i}; after A's redlock_release it does not"),
-            )
-        } else if held == Some(TOKEN_A) {
-            (
-                Property::ReleaseFreesOwnLock,
-                format!("after A's redlock_release, node {i} still holds A's token"),
-            )
-        } else {
-            continue;
-        };
-        let v = Violation::anytime(property, what);
-        return Ok((Some(Found::Wrong(v, steps)), hit));
+        let other = (stolen || *meets == Meets::HeldByB).then_some("B");
+        let after = held(holders[i].as_deref());
+        if let Some(v) = judge::node_after_release(&call, i, other, after, hit.as_ref()) {
+            return Ok((Some(Found::Wrong(v, steps)), hit));
+        }
     }
     // Who freed which node is not for the count to say once B stepped in, or once A's key ran
     // out on a node while the release went on.
@@ -353,10 +271,19 @@ fn release_phase(
         return Ok((None, hit));
     }
     let a_after = a_holds(c)?;
-    let heard = deletes_heard(&a_before, &a_after, hit.as_ref());
     let call = Call::at("A", "redlock_release", enter(c).now_ms());
-    let wrong = counts_what_came_back(&call, hit.as_ref(), released, heard);
+    let wrong = judge::counts_what_came_back(&call, hit.as_ref(), released, (&a_before, &a_after));
     Ok((wrong.map(|v| Found::Wrong(v, steps)), hit))
+}
+
+/// Who holds a node's key, for the judges: A, B, or nobody.
+fn held(value: Option<&str>) -> Held<'static> {
+    match value {
+        Some(TOKEN_A) => Held::ByCaller,
+        Some(TOKEN_B) => Held::By("B"),
+        Some(_) => Held::By("another client"),
+        None => Held::Nobody,
+    }
 }
 
 /// Which nodes are up and hold A's token.

@@ -17,6 +17,7 @@ pub const EXERCISE: Exercise = Exercise {
     name: "acquire",
     functions: &["acquire"],
     chapter: &chapter::SINGLE_INSTANCE,
+    says_on_failure: &[crate::judge::faults::ON_ERROR],
     take,
     checks: &[
         Check {

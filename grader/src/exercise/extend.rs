@@ -17,6 +17,7 @@ pub const EXERCISE: Exercise = Exercise {
     name: "extend",
     functions: &["extend"],
     chapter: &chapter::RENEWAL,
+    says_on_failure: &[crate::judge::faults::ON_ERROR],
     take,
     checks: &[
         Check {

@@ -18,6 +18,7 @@ pub const EXERCISE: Exercise = Exercise {
     name: "fencing",
     functions: &["acquire_fenced"],
     chapter: &chapter::FENCING,
+    says_on_failure: &[crate::judge::faults::ON_ERROR],
     take,
     checks: &[
         Check {

@@ -17,6 +17,7 @@ pub const EXERCISE: Exercise = Exercise {
     name: "keeper",
     functions: &["keep_alive"],
     chapter: &chapter::RENEWAL,
+    says_on_failure: &[crate::judge::keeper::ON_FAILED_RENEWAL],
     take,
     checks: &[
         Check {

@@ -46,6 +46,10 @@ pub struct Exercise {
     pub functions: &'static [&'static str],
     /// The book chapter that explains it.
     pub chapter: &'static Chapter,
+    /// What its doc text says its functions answer when one of their commands fails, word for
+    /// word: the sentences its checks that make commands fail quote in their reports (from
+    /// [`crate::judge`]), which a layout test finds in its stub and its solution.
+    pub says_on_failure: &'static [&'static str],
     /// Its checks, in the order they are reported.
     pub checks: &'static [Check],
     /// Copies its functions from one lock into another: what

@@ -17,6 +17,10 @@ pub const EXERCISE: Exercise = Exercise {
     name: "redlock",
     functions: &["redlock_acquire", "redlock_release"],
     chapter: &chapter::REDLOCK_PRACTICE,
+    says_on_failure: &[
+        crate::judge::redlock::ON_ERROR,
+        crate::judge::redlock::ON_RELEASE_ERROR,
+    ],
     take,
     checks: &[
         Check {

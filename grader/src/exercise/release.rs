@@ -17,6 +17,7 @@ pub const EXERCISE: Exercise = Exercise {
     name: "release",
     functions: &["release"],
     chapter: &chapter::RELEASING,
+    says_on_failure: &[crate::judge::faults::ON_ERROR],
     take,
     checks: &[
         Check {

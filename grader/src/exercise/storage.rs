@@ -18,6 +18,7 @@ pub const EXERCISE: Exercise = Exercise {
     name: "storage",
     functions: &["fenced_write", "fenced_read"],
     chapter: &chapter::FENCING_STORAGE,
+    says_on_failure: &[crate::judge::faults::ON_ERROR],
     take,
     checks: &[
         Check {

@@ -15,19 +15,20 @@ pub const EXERCISE: Exercise = Exercise {
     name: "token",
     functions: &["new_token"],
     chapter: &chapter::SINGLE_INSTANCE,
+    says_on_failure: &[],
     take,
     checks: &[
         Check {
             name: "token::unique",
             shows: "a thousand tokens are a thousand different tokens",
             points: DIRECT,
-            run: crate::token::unique,
+            run: crate::checks::token::unique,
         },
         Check {
             name: "token::unguessable",
             shows: "tokens carry 120 random bits or more",
             points: DIRECT,
-            run: crate::token::unguessable,
+            run: crate::checks::token::unguessable,
         },
     ],
 };

@@ -17,36 +17,12 @@ use super::Call;
 use crate::verdict::{Property, Violation};
 use crate::wire::Hit;
 
-/// What the exercises' doc text says an error must give, word for word (a
-/// layout test holds the stubs and the solutions to it).
+/// What the exercises' doc text says an error must give, word for word (each exercise's
+/// descriptor names the sentences its reports quote, [`crate::exercise::Exercise::says_on_failure`],
+/// and a layout test holds its stub and its solution to them).
 pub const ON_ERROR: &str = "An error from Redis or from the connection (an error reply, a \
      dropped connection, a reply lost or late) goes back to the caller as `Err`, never as an \
      answer: after a lost reply, nobody knows whether the command ran.";
-
-/// Every check that makes a function's commands fail, and what the doc text
-/// of its exercise says the function must answer, word for word: what its
-/// reports quote, and what a layout test finds in the exercise's stub and
-/// solution.
-pub const SAID: &[(&str, &str)] = &[
-    ("acquire::reports_a_failed_command", ON_ERROR),
-    ("release::reports_a_failed_command", ON_ERROR),
-    ("extend::reports_a_failed_command", ON_ERROR),
-    // The explorers of the fenced acquire and the storage make their commands fail.
-    ("fencing::explored", ON_ERROR),
-    ("storage::explored", ON_ERROR),
-    (
-        "keeper::reports_a_failed_command",
-        super::keeper::ON_FAILED_RENEWAL,
-    ),
-    (
-        "redlock::counts_a_failed_node_as_a_no",
-        super::redlock::ON_ERROR,
-    ),
-    (
-        "redlock::release_counts_what_came_back",
-        super::redlock::ON_RELEASE_ERROR,
-    ),
-];
 
 /// What the call claimed with an `Ok` answer after the fault, in a
 /// function's words.

@@ -3,20 +3,10 @@
 //! error when a command fails.
 
 use super::Call;
+pub use super::Held;
 use super::faults::{Claim, returned_the_error, unknown};
 use crate::verdict::{Property, Violation};
 use crate::wire::Hit;
-
-/// Who held the lock just before the call, as far as the grader knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Held<'a> {
-    /// The caller.
-    ByCaller,
-    /// Another client (its name, or `another client`).
-    By(&'a str),
-    /// Nobody: the key did not exist.
-    Nobody,
-}
 
 /// Every rule a call of `release` can break, first broken first, from the
 /// lock key's value before and after the call and what it returned.

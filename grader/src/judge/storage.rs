@@ -184,3 +184,20 @@ pub fn keeps_value(call: &Call<'_>, token: u64, kept: Kept) -> Option<Violation>
     };
     Some(call.broke(Property::StorageKeepsValue, what))
 }
+
+/// [`Property::StorageRemembersHighest`] or [`Property::StorageKeepsValue`]: the storage wrote a
+/// row whose `field` (`fence` or `value`) holds `held`, which is no whole number: broken
+/// whichever check read the row.
+pub fn row_not_a_number(field: &str, held: &str) -> Violation {
+    let property = match field {
+        "fence" => Property::StorageRemembersHighest,
+        _ => Property::StorageKeepsValue,
+    };
+    Violation::anytime(
+        property,
+        format!(
+            "the row's `{field}` field holds {held:?}, not a whole number: the storage \
+             must write the token it compared into `fence` and the value into `value`"
+        ),
+    )
+}

@@ -8,7 +8,7 @@ use std::fmt;
 
 use super::{Answer, Expected, State};
 use crate::clock::{Expiry, as_asked};
-use crate::verdict::seconds;
+use crate::judge::{show_expiry, show_value};
 
 /// What Redis holds, as the grader read it after a step.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -97,20 +97,6 @@ pub enum Diff {
         /// Redis'.
         got: Expiry,
     },
-}
-
-/// `expiry` as a report shows it.
-pub fn show_expiry(expiry: Expiry) -> String {
-    match expiry {
-        Expiry::Missing => "is gone".into(),
-        Expiry::Never => "has no TTL".into(),
-        Expiry::At(ms) => format!("expires at t = {}", seconds(ms)),
-    }
-}
-
-/// A field or key as a report shows it.
-pub fn show_value(value: &Option<String>) -> String {
-    value.as_ref().map_or("(none)".into(), |v| format!("{v:?}"))
 }
 
 impl fmt::Display for Diff {

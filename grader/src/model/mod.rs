@@ -26,7 +26,8 @@ pub mod redlock;
 pub mod release;
 pub mod storage;
 
-pub use compare::{Baseline, Diff, Observed, compare, show_expiry, show_value};
+pub use crate::judge::{show_expiry, show_value};
+pub use compare::{Baseline, Diff, Observed, compare};
 pub use divergence::Divergence;
 pub use keeper::{Keeper, Touch};
 

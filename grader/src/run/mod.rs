@@ -35,6 +35,7 @@ mod snapshot;
 mod storage;
 
 use crate::error::GradeError;
+use crate::judge::story::{counter_ends_right, everyone_finished};
 use crate::lock::Lock;
 use crate::sandbox::{self, Failure};
 pub use crate::story::Halt;
@@ -42,7 +43,7 @@ use crate::story::client::Client;
 use crate::story::engine::{self, Engine, Stage, Stop};
 use crate::story::{Fault, MAX_SECONDS, Story, Topology};
 use crate::timeline::{ActionKind, Message, Note, Second, Timeline};
-use crate::verdict::{Property, Violation};
+use crate::verdict::Violation;
 use crate::wire::Wire;
 use crate::world::{SharedWorld, World, enter};
 use failover::PairGround;
@@ -133,25 +134,15 @@ pub fn run(story: &Story, lock: &Lock) -> Result<Run, GradeError> {
             .filter(|c| !c.finished())
             .map(Client::name)
             .collect();
-        runner.violations.push(Violation::at(
-            Property::CounterEndsRight,
-            runner.stage.ms(),
-            format!(
-                "after {MAX_SECONDS} s, {} still had not finished",
-                waiting.join(" and ")
-            ),
-        ));
+        let at_ms = runner.stage.ms();
+        runner
+            .violations
+            .extend(everyone_finished(&waiting, MAX_SECONDS, at_ms));
     }
     let timeline = runner.timeline(seconds)?;
-    let counter = timeline.outcome.counter;
-    if halt.is_none() && counter != story.expected_counter {
-        runner.violations.push(Violation::anytime(
-            Property::CounterEndsRight,
-            format!(
-                "the counter ended at {counter}; with a correct lock it ends at {}",
-                story.expected_counter
-            ),
-        ));
+    if halt.is_none() {
+        let ended = counter_ends_right(timeline.outcome.counter, story.expected_counter);
+        runner.violations.extend(ended);
     }
     Ok(Run {
         timeline,

@@ -192,22 +192,6 @@ impl Violation {
             what: what.into(),
         }
     }
-
-    /// The storage wrote a row whose `field` (`fence` or `value`) holds `held`,
-    /// which is no whole number: broken whichever check read the row.
-    pub fn row_not_a_number(field: &str, held: &str) -> Violation {
-        let property = match field {
-            "fence" => Property::StorageRemembersHighest,
-            _ => Property::StorageKeepsValue,
-        };
-        Violation::anytime(
-            property,
-            format!(
-                "the row's `{field}` field holds {held:?}, not a whole number: the storage \
-                 must write the token it compared into `fence` and the value into `value`"
-            ),
-        )
-    }
 }
 
 impl fmt::Display for Violation {
