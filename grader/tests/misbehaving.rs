@@ -8,7 +8,9 @@ use grader::checks;
 use grader::reference::LOCK as REFERENCE;
 use grader::report::{Problem, Verdict};
 use grader::sandbox::{CALL_LIMIT, Failure};
-use lock_catalogue::misbehaving::{ERRS, HAMMERS, PANICS, SCRIPT_SPINS, SPINS};
+use lock_catalogue::misbehaving::{
+    ERRS, HAMMERS, PANICS, REDLOCK_SCRIPT_SPINS, SCRIPT_SPINS, SPINS,
+};
 
 /// Held by every test of this file: they share one Redis server, which a script that never
 /// ends holds, for everyone, until the grader stops it.
@@ -81,6 +83,24 @@ fn a_script_that_never_ends_is_stopped_and_the_next_check_runs() {
         .run(&REFERENCE)
         .expect("runs");
     assert_eq!(next, Verdict::Pass, "the server is free again");
+    assert!(
+        started.elapsed() < CALL_LIMIT + Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_script_that_never_ends_on_a_node_is_stopped_and_the_next_check_runs() {
+    let _serial = one_at_a_time();
+    let started = Instant::now();
+    let (failure, report) = failure_of("redlock::release_frees_every_node", &REDLOCK_SCRIPT_SPINS);
+    assert!(matches!(failure, Failure::TimedOut { .. }), "{report}");
+    let next = checks::named("redlock::release_spares_another_holder")
+        .expect("a check")
+        .run(&REFERENCE)
+        .expect("runs");
+    assert_eq!(next, Verdict::Pass, "the nodes are free again");
     assert!(
         started.elapsed() < CALL_LIMIT + Duration::from_secs(15),
         "took {:?}",

@@ -40,6 +40,12 @@ pub const SCRIPT_SPINS: Lock = Lock {
     acquire: script_spins,
     ..REFERENCE
 };
+/// A `redlock_release` whose script on the first node never ends.
+pub const REDLOCK_SCRIPT_SPINS: Lock = Lock {
+    name: "redlock_release whose script never ends",
+    redlock_release: redlock_script_spins,
+    ..REFERENCE
+};
 /// An `acquire` whose command Redis refuses.
 pub const ERRS: Lock = Lock {
     name: "acquire with a typo",
@@ -203,6 +209,11 @@ fn script_spins<C: ConnectionLike>(
         .arg(1)
         .arg(key)
         .query(con)
+}
+
+/// The same loop, on the first of Redlock's nodes.
+fn redlock_script_spins(nodes: &mut [grader::Wire], key: &str, token: &str) -> usize {
+    usize::from(script_spins(&mut nodes[0], key, token, Duration::ZERO).unwrap_or(false))
 }
 
 #[allow(clippy::empty_loop)]

@@ -15,77 +15,15 @@ use super::Ctx;
 use crate::error::GradeError;
 use crate::judge::Call;
 use crate::judge::redlock::{self as judge, Refusal};
-use crate::lock::Lock;
 use crate::model::redlock::drift;
 use crate::nodes::NODES;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};
 use crate::report::{Report, Verdict, trace};
-use crate::sandbox::{self, Failure};
+use crate::sandbox::Failure;
 use crate::verdict::Violation;
-use crate::wire::{Fault, Hit, Wire};
+use crate::wire::{Fault, Hit};
 
-/// A's token.
-pub(crate) const TOKEN_A: &str = "token-of-A";
-/// B's token.
-pub(crate) const TOKEN_B: &str = "token-of-B";
-/// The TTL of the checks.
-pub(crate) const TTL: Duration = Duration::from_secs(10);
-
-/// What one call of `redlock_acquire` did.
-pub(crate) struct Acquired {
-    /// What it returned, or how it failed.
-    pub value: Result<Option<Duration>, Failure>,
-    /// Virtual milliseconds from the call to its return.
-    pub spent_ms: u64,
-}
-
-/// Runs `lock`'s `redlock_acquire` for `token` on every node of `cluster`, on the cluster's clock.
-pub(crate) fn acquire(
-    cluster: &SharedCluster,
-    lock: &Lock,
-    token: &str,
-    ttl: Duration,
-) -> Result<Acquired, GradeError> {
-    let f = lock.redlock_acquire;
-    let (key, started) = {
-        let c = enter(cluster);
-        (c.key().to_owned(), c.now_ms())
-    };
-    let shared = cluster.clone();
-    let token = token.to_owned();
-    let value = sandbox::isolated(move || {
-        let mut wires = Wire::to_nodes(&shared);
-        let clock = move || Duration::from_millis(enter(&shared).now_ms());
-        f(&mut wires, &clock, &key, &token, ttl)
-    });
-    let mut c = enter(cluster);
-    c.fire_if_due()?;
-    c.take_trouble()?;
-    Ok(Acquired {
-        value,
-        spent_ms: c.now_ms() - started,
-    })
-}
-
-/// Runs `lock`'s `redlock_release` for `token` on every node of `cluster`.
-pub(crate) fn release(
-    cluster: &SharedCluster,
-    lock: &Lock,
-    token: &str,
-) -> Result<Result<usize, Failure>, GradeError> {
-    let f = lock.redlock_release;
-    let key = enter(cluster).key().to_owned();
-    let shared = cluster.clone();
-    let token = token.to_owned();
-    let value = sandbox::isolated(move || {
-        let mut wires = Wire::to_nodes(&shared);
-        f(&mut wires, &key, &token)
-    });
-    let mut c = enter(cluster);
-    c.fire_if_due()?;
-    c.take_trouble()?;
-    Ok(value)
-}
+pub(crate) use crate::run::redlock::{Acquired, TOKEN_A, TOKEN_B, TTL, acquire, release};
 
 /// The verdict when the function under check failed.
 pub(crate) fn failed(

@@ -30,6 +30,7 @@ mod failover;
 mod keeper;
 mod nodes;
 mod record;
+pub mod redlock;
 mod release;
 mod snapshot;
 mod storage;

@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use super::Runner;
 use super::record::Holding;
+use super::redlock::{TOKEN_A, TOKEN_B, acquire, release};
 use super::snapshot::{Snapshot, list, owner};
-use crate::checks::redlock::{TOKEN_A, TOKEN_B, acquire, release};
 use crate::error::GradeError;
 use crate::nodes::NODES;
 use crate::nodes::cluster::{Cluster, SharedCluster, enter};

@@ -221,7 +221,7 @@ pub(super) fn list(nodes: &[usize]) -> String {
 
 /// The client a story's token belongs to ("A" for A's token), or "?".
 pub(super) fn owner(token: &str) -> &'static str {
-    use crate::checks::redlock::{TOKEN_A, TOKEN_B};
+    use crate::run::redlock::{TOKEN_A, TOKEN_B};
     match token {
         TOKEN_A => "A",
         TOKEN_B => "B",

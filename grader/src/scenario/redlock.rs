@@ -14,8 +14,8 @@
 //! Nodes are numbered 0 to 4 here, as the grader's [`crate::nodes`] numbers them; a timeline and
 //! the lines of a report call node `i` "node i+1", so that readers count from 1 to 5.
 
-use crate::checks::redlock::TTL;
 use crate::nodes::NODES;
+use crate::run::redlock::TTL;
 use crate::story::{Fault, Fencing, Plan, Story, Topology};
 
 use Fault::*;
