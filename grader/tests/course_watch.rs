@@ -221,13 +221,24 @@ fn the_watch_loop_follows_the_learner() {
     let work = scratch_copy(&base);
     let target = base.join("target");
     let built = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "course", "--bin", "course"])
+        // The profile the `cargo course` alias builds with (.cargo/config.toml), which the judge
+        // shares: the grader is compiled once for both.
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            "judge",
+            "-p",
+            "course",
+            "--bin",
+            "course",
+        ])
         .current_dir(&work)
         .env("CARGO_TARGET_DIR", &target)
         .status()
         .expect("cargo runs");
     assert!(built.success(), "the scratch copy's course command builds");
-    let course = target.join("debug/course");
+    let course = target.join("judge/course");
     let pane = Pane::start(
         &work,
         &format!("CARGO_TARGET_DIR={} {}", target.display(), course.display()),

@@ -352,3 +352,49 @@ fn rules_are_judged_in_the_judge_only() {
         wrong.join("\n")
     );
 }
+
+/// Every crate of the judge's build and the features cargo turns on in it, for the host, as
+/// `cargo tree` resolves them when it builds `package` alone.
+fn features_of(package: &str) -> std::collections::BTreeMap<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["tree", "--quiet", "--locked", "--offline", "-p", package])
+        .args(["-e", "normal,build", "--prefix", "none", "-f", "{p}|{f}"])
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| line.trim_end_matches(" (*)").split_once('|'))
+        .map(|(crate_, features)| (crate_.to_owned(), features.to_owned()))
+        .collect()
+}
+
+/// `cargo course` (the course crate) and the judge that `cargo test -p exercises` builds (the
+/// grader crate alone) are two cargo commands, and cargo settles features per command: a crate
+/// both use with different features is compiled twice, and so is everything above it, the
+/// grader included. grader/Cargo.toml asks for what the course's dependencies turn on.
+#[test]
+fn the_judge_and_cargo_course_share_one_build() {
+    let judge = features_of("grader");
+    let course = features_of("course");
+    let differ: Vec<String> = judge
+        .iter()
+        .filter_map(|(crate_, features)| {
+            let theirs = course.get(crate_)?;
+            (theirs != features).then(|| {
+                format!("{crate_}: the judge alone [{features}], with `cargo course` [{theirs}]")
+            })
+        })
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "crates the judge would build twice; ask for their features in grader/Cargo.toml:\n{}",
+        differ.join("\n")
+    );
+}
