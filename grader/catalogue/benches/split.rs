@@ -27,7 +27,7 @@
 //! 3. **What a save rebuilds.** In a copy with the reference solutions in the
 //!    stubs' place (built once, untimed: `cargo test -p exercises --no-run`
 //!    and one `cargo test -p exercises release::`, which builds the judge):
-//!    the size of the `grade` test binary (the runner, relinked on every save),
+//!    the size of the runner (`exercises/runner/main.rs`, relinked on every save),
 //!    and whether the judge's binary `<build>/judge/judge` was relinked by the
 //!    saves of row 4 (its modification time before and after).
 //! 4. **Save → verdict for one exercise.** A line appended to
@@ -374,13 +374,14 @@ fn package_name(id: &str) -> String {
 }
 
 /// The executable of the `grade` test target, from cargo's JSON messages.
-fn grade_executable(stdout: &[u8]) -> Result<PathBuf, String> {
+/// The executable cargo built for the target `name`, from its `--message-format=json` output.
+fn executable(stdout: &[u8], name: &str) -> Result<PathBuf, String> {
     String::from_utf8_lossy(stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "grade")
+        .find(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .and_then(|m| m["executable"].as_str().map(PathBuf::from))
-        .ok_or_else(|| "cargo named no executable for the `grade` test target".to_string())
+        .ok_or_else(|| format!("cargo named no executable for the `{name}` target"))
 }
 
 fn modified(path: &Path) -> Result<SystemTime, String> {
@@ -580,7 +581,9 @@ fn saves(paths: &Paths) -> Result<Saves, String> {
         "--message-format=json",
     ];
     let (_, out) = succeeds(&mut cargo(&paths.solutions, &paths.build, &build_runner))?;
-    let runner = grade_executable(&out.stdout)?;
+    // The learner's functions as a program (the `runner` binary the `grade` test builds beside
+    // it); the `grade` test itself only starts the judge.
+    let runner = executable(&out.stdout, "runner")?;
     // The first grading builds the judge, through the runner.
     grades(&mut grade_edited(paths))?;
     let judge = paths.build.join("judge").join("judge");
@@ -667,7 +670,7 @@ fn save_rows(paths: &Paths) {
         }
     };
     row(
-        "what a save rebuilds: the `grade` test binary (now the runner)",
+        "what a save rebuilds: the `grade` test binary (now the runner, `exercises/runner/main.rs`)",
         &format!("{:.0} MB, relinked on every save", BEFORE.test_binary_mb),
         &format!(
             "{:.1} MB, relinked on {} of {} saves",
