@@ -3,14 +3,18 @@
 //! with the same signatures, and each stub still holds a todo!().
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use grader::checks::CHECKS;
 use grader::exercise::EXERCISES;
 
+/// The workspace's root folder.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 fn read(path: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
+    fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
 }
 
 #[test]
@@ -356,11 +360,10 @@ fn rules_are_judged_in_the_judge_only() {
 /// Every crate of the judge's build and the features cargo turns on in it, for the host, as
 /// `cargo tree` resolves them when it builds `package` alone.
 fn features_of(package: &str) -> std::collections::BTreeMap<String, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = std::process::Command::new(env!("CARGO"))
         .args(["tree", "--quiet", "--locked", "--offline", "-p", package])
         .args(["-e", "normal,build", "--prefix", "none", "-f", "{p}|{f}"])
-        .current_dir(root)
+        .current_dir(root())
         .output()
         .expect("cargo runs");
     assert!(
