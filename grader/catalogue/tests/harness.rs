@@ -360,3 +360,35 @@ fn a_check_s_process_is_told_to_keep_its_runs_beside_the_judge() {
         runs.display()
     );
 }
+
+/// The folders that a check's process makes for its sockets (its nodes', its runner's) live as
+/// long as the process, which ends with `exit` or is killed: the harness removes them once the
+/// process has ended, and its own as it exits. A run leaves nothing in the temporary directory.
+#[test]
+fn a_run_leaves_no_folder_in_the_temporary_directory() {
+    let temp = std::env::temp_dir().join(format!("grader-leftovers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&temp);
+    std::fs::create_dir(&temp).expect("a temporary directory for the run");
+    let _heavy = heavy();
+    // A check with Redlock's nodes, a failover story with its pair, and one on the run's server,
+    // each with its runner.
+    let run = grade(
+        "reference",
+        &[
+            "redlock::takes_a_majority",
+            "scenarios::failover_wait",
+            "release::releases_its_own_lock",
+        ],
+        &[
+            IN_A_RUNNER,
+            ("TMPDIR", temp.to_str().expect("a UTF-8 path")),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let left: Vec<_> = std::fs::read_dir(&temp)
+        .expect("the run's temporary directory")
+        .map(|entry| entry.map(|e| e.file_name()))
+        .collect();
+    std::fs::remove_dir_all(&temp).expect("the run's temporary directory goes");
+    assert!(left.is_empty(), "the run left {left:?} behind");
+}

@@ -147,12 +147,30 @@ pub fn named(name: &str) -> Option<&'static Check> {
 }
 
 /// Whether the check called `name` spends real time: the failover stories wait for real
-/// replication and for `WAIT`'s time-outs, seconds that no virtual clock can skip. The harness
-/// starts such checks first, so that they run beside the others instead of after them.
+/// replication (a replica that joins, `WAIT` on a linked one), which no virtual clock can skip. The harness
+/// starts such checks first ([`start_rank`]), so that they run beside the others instead of
+/// after them.
 pub fn waits_in_real_time(name: &str) -> bool {
     name.strip_prefix("scenarios::")
         .and_then(|story| crate::scenario::named(&story.replace('_', "-")))
         .is_some_and(|story| matches!(story.topology, crate::story::Topology::Replicated { .. }))
+}
+
+/// Where the check called `name` comes in the order the harness starts checks in: the longest
+/// first, so that a run does not end with one long check alone on the machine while the others
+/// have long finished. First the stories that wait in real time, then the explorer that plays
+/// its histories on nodes of its own (Redlock's), then the other explorers, which play many
+/// histories each, then the other checks that start nodes, then the rest, each rank in the
+/// course's order.
+pub fn start_rank(name: &str) -> u8 {
+    let explored = name.ends_with("::explored");
+    match (waits_in_real_time(name), explored, starts_nodes(name)) {
+        (true, _, _) => 0,
+        (false, true, true) => 1,
+        (false, true, false) => 2,
+        (false, false, true) => 3,
+        (false, false, false) => 4,
+    }
 }
 
 /// Whether the check called `name` starts nodes of its own: Redlock's five, or the primary and
@@ -187,5 +205,27 @@ mod tests {
             slow,
             ["scenarios::failover_lost_lock", "scenarios::failover_wait"]
         );
+    }
+
+    /// The harness starts the long checks first: the failover stories, then Redlock's
+    /// explorer, then the other explorers, then the checks with nodes, then the rest.
+    #[test]
+    fn the_longest_checks_start_first() {
+        let mut names: Vec<&str> = CHECKS.iter().map(|c| c.name).collect();
+        names.sort_by_key(|name| start_rank(name));
+        assert_eq!(
+            names[..4],
+            [
+                "scenarios::failover_lost_lock",
+                "scenarios::failover_wait",
+                "redlock::explored",
+                "acquire::explored",
+            ]
+        );
+        let last_explorer = names.iter().rposition(|n| n.ends_with("::explored"));
+        let first_plain = names
+            .iter()
+            .position(|n| !n.ends_with("::explored") && !starts_nodes(n));
+        assert!(last_explorer < first_plain, "{names:?}");
     }
 }

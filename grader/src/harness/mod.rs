@@ -87,6 +87,8 @@ pub fn main(lock: &Lock, checks: &[&str]) -> ! {
             FAILED
         }
     };
+    // The shared server's folder, held in a static that `exit` does not drop.
+    crate::folder::sweep_left_by(std::process::id());
     std::process::exit(code)
 }
 
@@ -242,8 +244,8 @@ pub fn run(lock: &Lock, checks: &[&str], args: &Arguments) -> i32 {
 
 /// Runs each check of `selected` in a process of its own, at most `jobs` at a
 /// time, and hands each result to `each` as it comes. Checks that spend real
-/// time ([`crate::checks::waits_in_real_time`]) start first; the others follow
-/// in their order.
+/// time or play many histories start first ([`crate::checks::start_rank`]); the
+/// others follow in their order.
 pub fn run_all(
     exe: &Path,
     selected: &[&str],
@@ -253,8 +255,8 @@ pub fn run_all(
     mut each: impl FnMut(usize, Finished),
 ) {
     let mut order: Vec<usize> = (0..selected.len()).collect();
-    // A stable sort: the slow ones first, everything else as listed.
-    order.sort_by_key(|&i| !crate::checks::waits_in_real_time(selected[i]));
+    // A stable sort: the long ones first, each rank as listed.
+    order.sort_by_key(|&i| crate::checks::start_rank(selected[i]));
     let order = &order;
     let next = AtomicUsize::new(0);
     let (done, results) = mpsc::channel();

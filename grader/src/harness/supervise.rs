@@ -119,6 +119,7 @@ fn supervise(
     };
     sys::install(&mut command, setup)?;
     let mut child = command.spawn()?;
+    let pid = child.id();
     // Only the child may hold the write ends now, or the reads never end.
     drop(command);
 
@@ -132,7 +133,10 @@ fn supervise(
         // A child that is already gone cannot read it, and will have no verdict.
         let _ = stdin.write_all(format!("{nonce}\n").as_bytes());
     }
-    let status = deadline::wait(&mut child, Some(limits.time), POLL)?;
+    let status = deadline::wait(&mut child, Some(limits.time), POLL);
+    // Its servers' and its runner's folders, which its exit left.
+    crate::folder::sweep_left_by(pid);
+    let status = status?;
     let output = output.join().unwrap_or_default();
     let channel = channel.join().unwrap_or_default();
 

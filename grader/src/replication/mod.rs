@@ -204,14 +204,16 @@ impl Pair {
     /// Makes node `i` a replica of the primary and waits until it is linked and in step.
     fn follow(&mut self, i: usize) -> Result<(), GradeError> {
         let mut primary = self.connect_primary()?;
-        // A full copy goes over the socket at once (not after the default 5 s wait for more
-        // replicas), and the replica loads it without writing a file.
+        // The full copy goes through a file in the primary's folder, not straight over the
+        // socket (Redis 7's default): after a copy over the socket, the primary streams
+        // nothing to the new replica until the replica's first acknowledgement, which may be
+        // its once-a-second report, up to a second of real time for every replica that joins.
+        // Through a file, the replica takes part at once, in about a tenth of a second on
+        // loopback. The replica also loads the copy from a file, Redis's default.
         redis::cmd("CONFIG")
             .arg("SET")
             .arg("repl-diskless-sync")
-            .arg("yes")
-            .arg("repl-diskless-sync-delay")
-            .arg("0")
+            .arg("no")
             .exec(&mut primary)?;
         let mut con = self.nodes[i].connect()?;
         // Each node requires a password of its own (see `server/password.rs`): the replica
@@ -219,8 +221,6 @@ impl Pair {
         // either node may be the primary, and a restarted node has forgotten it.
         redis::cmd("CONFIG")
             .arg("SET")
-            .arg("repl-diskless-load")
-            .arg("swapdb")
             .arg("masterauth")
             .arg(self.nodes[self.primary].password().expose())
             .exec(&mut con)?;
@@ -238,10 +238,9 @@ impl Pair {
                 .any(|line| line.starts_with("slave") && line.contains("state=online")))
         };
         until(counted, &self.nodes[i], "the primary to count its replica")?;
-        // After a `WAIT` that found no replica, the first acknowledgement from a new replica
-        // can wait for its once-a-second report instead of coming when asked. The grader takes
-        // that wait here, once, so that a client's `WAIT` then says only whether a replica is
-        // linked, and says it at once.
+        // The first acknowledgement from a new replica can wait for its once-a-second report
+        // instead of coming when asked. The grader takes any such wait here, once, so that a
+        // client's `WAIT` then says only whether a replica is linked, and says it at once.
         redis::cmd("SET")
             .arg(JOINED_KEY)
             .arg(NAMES[i])

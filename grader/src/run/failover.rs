@@ -83,8 +83,14 @@ impl Runner {
         let Some(mut wire) = self.stage.clients[i].wire.take() else {
             return Ok(());
         };
+        // With no replica linked, none can acknowledge however long `WAIT` waits: Redis is
+        // asked to answer at once, rather than after its time-out in real time.
+        let none_linked = match &self.ground {
+            Ground::Pair(ground) => !ground.pair.linked(),
+            _ => false,
+        };
         wire.begin_call();
-        let acked = wire.wait_for_replicas(1, WAIT_TIMEOUT_MS);
+        let acked = wire.wait_for_replicas(1, WAIT_TIMEOUT_MS, none_linked);
         self.record(i, "WAIT", Some(&wire));
         self.stage.clients[i].wire = Some(wire);
         let acked = acked.map_err(GradeError::from)?;

@@ -234,10 +234,11 @@ impl Story {
     }
 }
 
-/// How long a client's `WAIT` waits for a replica's acknowledgement, in real milliseconds:
-/// the one place a story spends real time, since Redis's replication is real. A linked
-/// replica on loopback answers in well under a millisecond; the margin is for a loaded
-/// machine, and a cut-off replica costs each `WAIT` this long.
+/// How long a client's `WAIT` waits for a replica's acknowledgement, in real milliseconds,
+/// when a replica is linked: the one place a story may spend real time, since Redis's
+/// replication is real. A linked replica on loopback answers in well under a millisecond; the
+/// margin is for a loaded machine. With no replica linked, `WAIT` is answered at once (see
+/// [`crate::wire::Wire::wait_for_replicas`]).
 pub const WAIT_TIMEOUT_MS: u64 = 250;
 
 /// The longest a story may run, in virtual seconds, before the grader calls it stuck (a lock

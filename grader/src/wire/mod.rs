@@ -144,9 +144,20 @@ impl Wire {
     /// call (never for learner code, whose commands the filter holds to the exercises' list),
     /// and records it as a step of the current call: how many replicas have every write this
     /// connection made.
-    pub fn wait_for_replicas(&mut self, replicas: u64, timeout_ms: u64) -> RedisResult<u64> {
+    ///
+    /// When the caller knows that no replica is linked (cut off, dead, or not yet following),
+    /// no wait can change the answer: Redis is sent `WAIT 0 0`, which counts the replicas that
+    /// have this connection's writes (none) and answers at once, where `WAIT 1 250` would
+    /// answer the same 0 after a tenth of a second or more of real time. The step shows the
+    /// client's `WAIT`: a story's time is virtual.
+    pub fn wait_for_replicas(
+        &mut self,
+        replicas: u64,
+        timeout_ms: u64,
+        none_linked: bool,
+    ) -> RedisResult<u64> {
         match &mut self.place {
-            Place::World(on) => on.wait_for_replicas(replicas, timeout_ms),
+            Place::World(on) => on.wait_for_replicas(replicas, timeout_ms, none_linked),
             Place::Node(_) => Err(RedisError::from(std::io::Error::other(
                 "a Redlock node has no replicas to wait for",
             ))),

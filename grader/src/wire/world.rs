@@ -444,11 +444,21 @@ impl OnWorld {
     }
 
     /// Sends `WAIT replicas timeout_ms` for the course's own client code (see
-    /// [`super::Wire::wait_for_replicas`]).
-    pub(super) fn wait_for_replicas(&mut self, replicas: u64, timeout_ms: u64) -> RedisResult<u64> {
+    /// [`super::Wire::wait_for_replicas`]); `WAIT 0 0` when `none_linked`.
+    pub(super) fn wait_for_replicas(
+        &mut self,
+        replicas: u64,
+        timeout_ms: u64,
+        none_linked: bool,
+    ) -> RedisResult<u64> {
+        let (asked, patience) = if none_linked {
+            (0, 0)
+        } else {
+            (replicas, timeout_ms)
+        };
         let acked: u64 = redis::cmd("WAIT")
-            .arg(replicas)
-            .arg(timeout_ms)
+            .arg(asked)
+            .arg(patience)
             .query(&mut self.inner)?;
         self.steps.push(Step::Sent {
             command: format!("WAIT {replicas} {timeout_ms}"),
