@@ -147,9 +147,9 @@ pub fn named(name: &str) -> Option<&'static Check> {
 }
 
 /// Whether the check called `name` spends real time: the failover stories wait for real
-/// replication (a replica that joins, `WAIT` on a linked one), which no virtual clock can skip. The harness
-/// starts such checks first ([`start_rank`]), so that they run beside the others instead of
-/// after them.
+/// replication (a replica that joins, `WAIT` on a linked one), which no virtual clock can skip.
+/// The harness starts such checks first ([`start_rank`]), so that they run beside the others
+/// instead of after them.
 pub fn waits_in_real_time(name: &str) -> bool {
     name.strip_prefix("scenarios::")
         .and_then(|story| crate::scenario::named(&story.replace('_', "-")))

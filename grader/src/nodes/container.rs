@@ -39,16 +39,6 @@ const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// grader counts that address as out of the host's reach.
 const ROUTE_TIMEOUT: Duration = Duration::from_millis(500);
 
-/// How many times a `docker pause` the engine could not complete is asked for. On a loaded
-/// machine the kernel's freezer may not stop every process of the container in the time runc
-/// gives it ("unable to freeze"); runc then thaws the container, which runs on as before, and
-/// another try freezes it. The real time that takes is a stall like any other: the virtual clock
-/// absorbs it or the check is run again.
-const PAUSE_TRIES: u32 = 5;
-
-/// The engine's words for a freeze that did not complete in time.
-const NOT_FROZEN: &str = "unable to freeze";
-
 /// Whether the host reaches the nodes at their network addresses, as the first node showed.
 static ROUTABLE: OnceLock<bool> = OnceLock::new();
 
@@ -133,19 +123,9 @@ impl ContainerNode {
         &self.password
     }
 
-    /// `docker pause`: the engine returns once the container is frozen. A freeze that did not
-    /// complete is tried again, up to [`PAUSE_TRIES`] times.
+    /// `docker pause`: the engine returns once the container is frozen.
     pub(super) fn pause(&self) -> Result<(), ServerError> {
-        let mut tries = 1;
-        loop {
-            match self.container.pause() {
-                Err(e) if tries < PAUSE_TRIES && e.to_string().contains(NOT_FROZEN) => {
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-                done => return done,
-            }
-        }
+        self.container.pause()
     }
 
     /// `docker unpause`.

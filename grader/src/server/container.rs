@@ -32,6 +32,16 @@ const CONTAINER_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// The option that gives a container's server its password, in the container's command.
 const REQUIREPASS: &str = "--requirepass";
 
+/// How many times a `docker pause` the engine could not complete is asked for. On a loaded
+/// machine the kernel's freezer may not stop every process of the container in the time runc
+/// gives it ("unable to freeze"); runc then thaws the container, which runs on as before, and
+/// another try freezes it. The real time that takes is a stall like any other: the virtual clock
+/// absorbs it or the check is run again.
+const PAUSE_TRIES: u32 = 5;
+
+/// The engine's words for a freeze that did not complete in time.
+const NOT_FROZEN: &str = "unable to freeze";
+
 /// The connection that shows this run is alive to other runs' sweeps (see [`owner`]). It is never
 /// used, only held until the process ends.
 static LEASE: Mutex<Option<redis::Connection>> = Mutex::new(None);
@@ -133,15 +143,25 @@ impl RedisContainer {
         }
     }
 
-    /// `docker pause`: returns once the container is frozen.
+    /// `docker pause`: returns once the container is frozen. A freeze that did not complete is
+    /// asked for again, up to [`PAUSE_TRIES`] times.
     pub(crate) fn pause(&self) -> Result<(), ServerError> {
-        self.ask(
-            "pause",
-            Request::Pause {
-                id: self.id.clone(),
-            },
-        )
-        .map(drop)
+        let mut tries = 1;
+        loop {
+            let paused = self.ask(
+                "pause",
+                Request::Pause {
+                    id: self.id.clone(),
+                },
+            );
+            match paused {
+                Err(e) if tries < PAUSE_TRIES && e.to_string().contains(NOT_FROZEN) => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                done => return done.map(drop),
+            }
+        }
     }
 
     /// `docker unpause`.
