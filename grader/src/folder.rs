@@ -10,14 +10,22 @@
 //! A folder held until the process ends is not dropped, though: a check's
 //! process ends with `exit` (or is killed at its time limit), and its server's
 //! and its runner's folders live as long as it does. Each folder's name holds
-//! the pid of the process that made it, so the process that waited for it,
-//! the harness, removes what it left ([`sweep_left_by`]), and a harness does
-//! the same for itself as it exits: a learner who grades on every save for a
-//! week does not fill the temporary directory with empty folders.
+//! a tag, random, that the harness handed the check's process ([`TAG_VAR`]),
+//! so the harness removes what that process left once it has waited for it
+//! ([`sweep_tagged`]), and a harness does the same for its own tag as it exits:
+//! a learner who grades on every save for a week does not fill the temporary
+//! directory with empty folders. A tag, not a pid: two harnesses in two pid
+//! namespaces that share one temporary directory may see the same pid, and
+//! one would remove the other's live sockets.
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The variable through which a harness hands a check's process the tag its folders' names
+/// carry: sixteen hex digits.
+pub const TAG_VAR: &str = "GRADER_FOLDER_TAG";
 
 /// A folder only this user may enter, removed when dropped.
 #[derive(Debug)]
@@ -26,10 +34,11 @@ pub struct PrivateFolder {
 }
 
 impl PrivateFolder {
-    /// Makes `grader-PURPOSE-PID-RANDOM` in the temporary directory, mode 0700.
+    /// Makes `grader-PURPOSE-TAG-RANDOM` in the temporary directory, mode 0700, with this
+    /// process's tag ([`own_tag`]).
     pub fn new(purpose: &str) -> io::Result<PrivateFolder> {
-        let random = crate::random::hex::<8>().map_err(|e| io::Error::other(e.to_string()))?;
-        let name = format!("grader-{purpose}-{}-{random}", std::process::id());
+        let random = new_tag()?;
+        let name = format!("grader-{purpose}-{}-{random}", own_tag()?);
         let path = std::env::temp_dir().join(name);
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
         Ok(PrivateFolder { path })
@@ -41,12 +50,37 @@ impl PrivateFolder {
     }
 }
 
-/// Removes the folders that the process `pid` made with [`PrivateFolder::new`]
-/// and left behind, with what is in them: call it once that process has ended,
-/// or from the process itself as it exits. Only folders of this user whose
-/// names have the shape of one (`grader-PURPOSE-PID-RANDOM`) go; a symbolic
-/// link of that name is left alone. What cannot be removed is left.
-pub fn sweep_left_by(pid: u32) {
+/// A fresh tag: sixteen random hex digits.
+pub fn new_tag() -> io::Result<String> {
+    crate::random::hex::<8>().map_err(|e| io::Error::other(e.to_string()))
+}
+
+/// This process's tag: the one its harness handed it in [`TAG_VAR`], or else one drawn for it
+/// alone, the first time it is asked for.
+pub fn own_tag() -> io::Result<&'static str> {
+    static TAG: OnceLock<String> = OnceLock::new();
+    if let Some(tag) = TAG.get() {
+        return Ok(tag);
+    }
+    let handed = std::env::var(TAG_VAR).ok().filter(|t| is_tag(t));
+    let tag = match handed {
+        Some(tag) => tag,
+        None => new_tag()?,
+    };
+    Ok(TAG.get_or_init(|| tag))
+}
+
+/// Whether `text` has a tag's shape: sixteen hex digits.
+fn is_tag(text: &str) -> bool {
+    text.len() == 16 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Removes the folders made with [`PrivateFolder::new`] under `tag` and left behind, with what
+/// is in them: call it once the process given that tag has ended, or with [`own_tag`] from a
+/// process as it exits. Only folders of this user whose names have the shape of one
+/// (`grader-PURPOSE-TAG-RANDOM`) go; a symbolic link of that name is left alone. What cannot
+/// be removed is left.
+pub fn sweep_tagged(tag: &str) {
     let temp = std::env::temp_dir();
     let Ok(entries) = std::fs::read_dir(&temp) else {
         return;
@@ -55,7 +89,7 @@ pub fn sweep_left_by(pid: u32) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if made_by(name) != Some(pid) {
+        if tag_of(name) != Some(tag) {
             continue;
         }
         let path = entry.path();
@@ -68,15 +102,13 @@ pub fn sweep_left_by(pid: u32) {
     }
 }
 
-/// The pid in a private folder's name, `grader-PURPOSE-PID-RANDOM` (RANDOM:
-/// sixteen hex digits), or `None` for a name of another shape.
-fn made_by(name: &str) -> Option<u32> {
+/// The tag in a private folder's name, `grader-PURPOSE-TAG-RANDOM` (TAG and RANDOM: sixteen
+/// hex digits each), or `None` for a name of another shape.
+fn tag_of(name: &str) -> Option<&str> {
     let rest = name.strip_prefix("grader-")?;
     let (rest, random) = rest.rsplit_once('-')?;
-    let (purpose, pid) = rest.rsplit_once('-')?;
-    let shaped =
-        !purpose.is_empty() && random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit());
-    shaped.then(|| pid.parse().ok()).flatten()
+    let (purpose, tag) = rest.rsplit_once('-')?;
+    (!purpose.is_empty() && is_tag(random) && is_tag(tag)).then_some(tag)
 }
 
 impl Drop for PrivateFolder {
@@ -87,7 +119,7 @@ impl Drop for PrivateFolder {
 
 #[cfg(test)]
 mod tests {
-    use super::{PrivateFolder, made_by, sweep_left_by};
+    use super::{PrivateFolder, TAG_VAR, new_tag, sweep_tagged, tag_of};
     use std::os::unix::fs::PermissionsExt;
 
     #[test]
@@ -106,26 +138,47 @@ mod tests {
         assert!(!path.exists(), "the folder goes with what is in it");
     }
 
+    const TAG: &str = "00112233445566ff";
+
     #[test]
-    fn only_names_of_a_private_folders_shape_tell_a_pid() {
-        assert_eq!(made_by("grader-redis-4242-0123456789abcdef"), Some(4242));
-        assert_eq!(made_by("grader-a-b-7-0123456789ABCDEF"), Some(7));
+    fn only_names_of_a_private_folders_shape_tell_a_tag() {
         assert_eq!(
-            made_by("grader-redis-4242-0123"),
+            tag_of("grader-redis-00112233445566ff-0123456789abcdef"),
+            Some(TAG)
+        );
+        assert_eq!(
+            tag_of("grader-a-b-00112233445566ff-0123456789ABCDEF"),
+            Some(TAG)
+        );
+        assert_eq!(
+            tag_of("grader-redis-00112233445566ff-0123"),
             None,
             "too short a random part"
         );
-        assert_eq!(made_by("grader-4242-0123456789abcdef"), None, "no purpose");
-        assert_eq!(made_by("grader-redis-x-0123456789abcdef"), None, "no pid");
-        assert_eq!(made_by("other-redis-4242-0123456789abcdef"), None);
+        assert_eq!(
+            tag_of("grader-00112233445566ff-0123456789abcdef"),
+            None,
+            "no purpose"
+        );
+        assert_eq!(
+            tag_of("grader-redis-4242-0123456789abcdef"),
+            None,
+            "a pid is no tag"
+        );
+        assert_eq!(
+            tag_of("other-redis-00112233445566ff-0123456789abcdef"),
+            None
+        );
     }
 
-    /// A folder held by a process that exits, as a check's server's is, goes
-    /// once the process that waited for it sweeps; another process's stays,
-    /// and so does a symbolic link that only has the shape of a name.
+    /// A folder held by a process that exits, as a check's server's is, goes once the process
+    /// that waited for it sweeps its tag; a folder under another tag stays (another harness's,
+    /// in another pid namespace, whatever its pid), and so does a symbolic link that only has
+    /// the shape of a name.
     #[test]
     fn a_sweep_removes_the_folders_an_ended_process_left_and_nothing_else() {
         let exe = std::env::current_exe().expect("this test binary");
+        let tag = new_tag().expect("a tag");
         // A process that makes a folder and exits without dropping it: this test, in a child.
         let child = std::process::Command::new(exe)
             .args([
@@ -135,6 +188,7 @@ mod tests {
                 "--nocapture",
             ])
             .env("GRADER_TEST_LEAVE_FOLDER", "1")
+            .env(TAG_VAR, &tag)
             .output()
             .expect("the child runs");
         assert!(child.status.success(), "{child:?}");
@@ -143,12 +197,13 @@ mod tests {
             .find_map(|l| l.strip_prefix("left: ").map(std::path::PathBuf::from))
             .expect("the child says what it left");
         assert!(left.exists(), "the child left {left:?} behind");
-        let pid = made_by(&left.file_name().unwrap().to_string_lossy()).expect("a pid");
-        // Someone else's folder, and a link of the same shape that points at it.
+        let name = left.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(tag_of(&name), Some(tag.as_str()), "the tag it was handed");
+        // This process's folder (another tag), and a link of the child's shape that points at it.
         let mine = PrivateFolder::new("test").expect("a folder");
-        let link = std::env::temp_dir().join(format!("grader-link-{pid}-0123456789abcdef"));
+        let link = std::env::temp_dir().join(format!("grader-link-{tag}-0123456789abcdef"));
         std::os::unix::fs::symlink(mine.path(), &link).expect("a link");
-        sweep_left_by(pid);
+        sweep_tagged(&tag);
         assert!(!left.exists(), "the ended process's folder goes");
         assert!(mine.path().exists(), "another process's folder stays");
         assert!(

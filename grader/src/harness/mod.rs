@@ -88,7 +88,9 @@ pub fn main(lock: &Lock, checks: &[&str]) -> ! {
         }
     };
     // The shared server's folder, held in a static that `exit` does not drop.
-    crate::folder::sweep_left_by(std::process::id());
+    if let Ok(tag) = crate::folder::own_tag() {
+        crate::folder::sweep_tagged(tag);
+    }
     std::process::exit(code)
 }
 

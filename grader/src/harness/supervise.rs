@@ -89,6 +89,8 @@ fn supervise(
     limits: Limits,
 ) -> io::Result<Finished> {
     let nonce = nonce()?;
+    // The tag of the folders the check's process makes, which the harness removes after it.
+    let tag = crate::folder::new_tag()?;
     let (channel, channel_end) = io::pipe()?;
     let (output, output_end) = io::pipe()?;
     let mut command = Command::new(exe);
@@ -100,6 +102,7 @@ fn supervise(
     }
     command
         .env(CHECK_VAR, check)
+        .env(crate::folder::TAG_VAR, &tag)
         .env(VERDICT_FD_VAR, VERDICT_FD.to_string())
         .envs(env.iter().map(|(k, v)| (k, v)))
         // Only the harness writes the run's results.
@@ -119,7 +122,6 @@ fn supervise(
     };
     sys::install(&mut command, setup)?;
     let mut child = command.spawn()?;
-    let pid = child.id();
     // Only the child may hold the write ends now, or the reads never end.
     drop(command);
 
@@ -135,7 +137,7 @@ fn supervise(
     }
     let status = deadline::wait(&mut child, Some(limits.time), POLL);
     // Its servers' and its runner's folders, which its exit left.
-    crate::folder::sweep_left_by(pid);
+    crate::folder::sweep_tagged(&tag);
     let status = status?;
     let output = output.join().unwrap_or_default();
     let channel = channel.join().unwrap_or_default();
