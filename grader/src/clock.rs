@@ -70,12 +70,11 @@ pub fn as_asked(asked_ms: u64, got_ms: u64) -> bool {
 }
 
 /// The resolution of a TTL read at the look rather than from the instant its
-/// command ran (the grader's own commands, a pipeline the lock's code sent
-/// inside a `MULTI` it opened with a command of its own): rounded up to a
-/// multiple of this, which absorbs the real milliseconds until the look. The
-/// grader's own TTLs are multiples of it. A lock's own transaction is read to
-/// the millisecond: its `EXEC` carries the clock's reads
-/// ([`TimedFrame::send_exec`]).
+/// command ran (the grader's own commands): rounded up to a multiple of this,
+/// which absorbs the real milliseconds until the look. The grader's own TTLs
+/// are multiples of it. A lock's own transaction is read to the millisecond:
+/// its `EXEC`, sent alone or at the end of a pipeline, carries the clock's
+/// reads ([`TimedFrame::send_exec`]).
 const LOOK_RESOLUTION_MS: u64 = 250;
 
 /// The least real TTL a timed key gets at a move of virtual time, in ms,
@@ -86,8 +85,9 @@ const LOOK_RESOLUTION_MS: u64 = 250;
 pub const FLOOR_MS: u64 = 337;
 
 /// How much real time may pass between a command whose real instant the wire
-/// could not read (a pipeline sent inside a `MULTI` the lock opened with a
-/// command of its own) and the clock's look at it, in ms.
+/// could not read (a pipeline that ends a `MULTI` the lock opened with a
+/// command of its own, and goes on past its `EXEC`) and the clock's look at
+/// it, in ms.
 const ABSORBED_MS: u64 = 250;
 
 /// What the clock knows about one key's expiry, in virtual milliseconds.
@@ -330,51 +330,65 @@ impl TimedFrame {
 }
 
 impl TimedFrame {
-    /// Sends the lock's own `EXEC` (`packed`) on `con`, inside whose
-    /// transaction the frame's trailing commands are queued first: Redis runs
-    /// them last in the transaction, right after the lock's own commands, and
-    /// EXEC's reply carries their answers at its end, which are taken off
-    /// before the lock sees it. A transaction has no instant before its
-    /// commands apart from its own: it ran within the trailing `TIME`'s
-    /// millisecond or the one before, and a TTL it set reads as asked when
-    /// the caller names what it asked ([`Sighting::asked`]), else a
-    /// millisecond off at worst. A transaction Redis aborted (nil, or an
-    /// error) ran nothing, and the reply is Redis's own.
+    /// Sends the end of the lock's own transaction on `con`: `queued`, the
+    /// packed commands the lock sends with its `EXEC` in one pipeline
+    /// (`queued_count` of them, none if it sent its `EXEC` alone), then the
+    /// frame's trailing commands, queued in the transaction too, then the
+    /// lock's `exec`. Redis runs the trailing commands last in the
+    /// transaction, right after the lock's own, and EXEC's reply carries their
+    /// answers at its end, which are taken off, as are their `QUEUED`s, before
+    /// the lock sees the replies: one for each of its commands. A transaction
+    /// has no instant before its commands apart from its own: it ran within
+    /// the trailing `TIME`'s millisecond or the one before, and a TTL it set
+    /// reads as asked when the caller names what it asked
+    /// ([`Sighting::asked`]), else a millisecond off at worst. A transaction
+    /// Redis aborted (nil, or an error) ran nothing, and the reply is Redis's
+    /// own.
     pub fn send_exec(
         &self,
         con: &mut Connection,
-        packed: &[u8],
-    ) -> (RedisResult<redis::Value>, Sighting) {
-        let mut all = Vec::with_capacity(self.tail.len() + packed.len());
+        queued: &[u8],
+        queued_count: usize,
+        exec: &[u8],
+    ) -> (RedisResult<Vec<redis::Value>>, Sighting) {
+        let mut all = Vec::with_capacity(queued.len() + self.tail.len() + exec.len());
+        all.extend_from_slice(queued);
         all.extend_from_slice(&self.tail);
-        all.extend_from_slice(packed);
-        // The tail's QUEUED, then EXEC's own reply.
-        let queued = self.replies - 2;
-        match redis::ConnectionLike::req_packed_commands(con, &all, queued, 1) {
-            Ok(mut replies) => match replies.pop() {
-                Some(redis::Value::Array(mut values)) if values.len() >= queued => {
-                    let tail = values.split_off(values.len() - queued);
-                    let mut tail = tail.into_iter();
-                    let at = tail.next().and_then(time_ms);
-                    let expiries = tail
-                        .map(|r| match r {
-                            redis::Value::Int(at) => Some(at),
-                            _ => None,
-                        })
-                        .collect();
-                    // Redis ran the transaction's commands before the `TIME` that
-                    // ends it, within its millisecond or the one before.
-                    let sighting = Sighting {
-                        ran_at: at.map(|at| (at.saturating_sub(1), at)),
-                        expiries,
-                        ..Sighting::default()
-                    };
-                    (Ok(redis::Value::Array(values)), sighting)
-                }
-                reply => (Ok(reply.unwrap_or(redis::Value::Nil)), Sighting::default()),
-            },
-            Err(e) => (Err(e), Sighting::default()),
-        }
+        all.extend_from_slice(exec);
+        // The frame's trailing commands: the lock's command and the leading TIME are not in it.
+        let tail = self.replies - 2;
+        let expected = queued_count + tail + 1;
+        let mut replies = match redis::ConnectionLike::req_packed_commands(con, &all, 0, expected) {
+            Ok(replies) if replies.len() == expected => replies,
+            Ok(replies) => return (Ok(replies), Sighting::default()),
+            Err(e) => return (Err(e), Sighting::default()),
+        };
+        let exec_reply = replies.pop().unwrap_or(redis::Value::Nil);
+        // The frame's QUEUEDs go; the lock's stay.
+        replies.truncate(queued_count);
+        let (exec_reply, sighting) = match exec_reply {
+            redis::Value::Array(mut values) if values.len() >= tail => {
+                let mut trailing = values.split_off(values.len() - tail).into_iter();
+                let at = trailing.next().and_then(time_ms);
+                let expiries = trailing
+                    .map(|r| match r {
+                        redis::Value::Int(at) => Some(at),
+                        _ => None,
+                    })
+                    .collect();
+                // Redis ran the transaction's commands before the `TIME` that
+                // ends it, within its millisecond or the one before.
+                let sighting = Sighting {
+                    ran_at: at.map(|at| (at.saturating_sub(1), at)),
+                    expiries,
+                    ..Sighting::default()
+                };
+                (redis::Value::Array(values), sighting)
+            }
+            reply => (reply, Sighting::default()),
+        };
+        replies.push(exec_reply);
+        (Ok(replies), sighting)
     }
 }
 

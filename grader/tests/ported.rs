@@ -100,6 +100,14 @@ fn acquire_in_a_transaction_asking_a_millisecond_more() {
 }
 
 #[test]
+fn acquire_in_a_transaction_ended_by_a_pipeline_asking_a_millisecond_more() {
+    passes(
+        "acquire in a transaction ended by a pipeline, a millisecond more",
+        &["acquire", "scenarios"],
+    );
+}
+
+#[test]
 fn acquire_that_cleans_up_with_its_own_token_when_refused() {
     passes(
         "acquire that cleans up with its own token when refused",
@@ -114,5 +122,5 @@ fn base_62_tokens() {
 
 #[test]
 fn every_port_has_a_test_above() {
-    assert_eq!(ALL.len(), 11, "a new port needs its own test in this file");
+    assert_eq!(ALL.len(), 12, "a new port needs its own test in this file");
 }

@@ -10,7 +10,7 @@
 //! (`INFO replication`, `WAIT`), a millisecond more than the TTL. The correct
 //! ones must pass every check ([`ALL`]); the wrong ones
 //! ([`PLAIN_DEL_FUNCTION`], [`SHORT_TTL`], [`SHORT_PXAT`],
-//! [`SHORT_TRANSACTION`], [`BASE36_TOKENS`], [`FLOAT_DIGIT_TOKENS`]) are
+//! [`SHORT_TRANSACTION`], [`SHORT_PIPELINED_TRANSACTION`], [`BASE36_TOKENS`], [`FLOAT_DIGIT_TOKENS`]) are
 //! listed in [`super::wrong`] with the check that catches them.
 
 use std::time::Duration;
@@ -79,6 +79,11 @@ pub const ALL: &[Lock] = &[
         acquire: timed::transaction_one_ms_more,
         ..REFERENCE
     },
+    Lock {
+        name: "acquire in a transaction ended by a pipeline, a millisecond more",
+        acquire: timed::pipelined_transaction_one_ms_more,
+        ..REFERENCE
+    },
 ];
 
 /// Tokens of 20 base-36 digits: about 103 random bits, short of the 120
@@ -118,6 +123,13 @@ pub const SHORT_PXAT: Lock = Lock {
 pub const SHORT_TRANSACTION: Lock = Lock {
     name: "transaction acquire 100 ms short",
     acquire: timed::transaction_hundred_ms_short,
+    ..REFERENCE
+};
+
+/// [`timed::pipelined_transaction_one_ms_more`]'s lock asking 100 ms less than the TTL instead.
+pub const SHORT_PIPELINED_TRANSACTION: Lock = Lock {
+    name: "transaction ended by a pipeline, 100 ms short",
+    acquire: timed::pipelined_transaction_hundred_ms_short,
     ..REFERENCE
 };
 

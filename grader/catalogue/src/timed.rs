@@ -1,6 +1,7 @@
 //! Lock functions that set their expiry a way of their own: an absolute
 //! instant computed from Redis's clock (`TIME`, then `PXAT`), a TTL set
-//! inside the lock's own transaction (`WATCH`, `MULTI`, `EXEC`), a
+//! inside the lock's own transaction (`WATCH`, `MULTI`, `EXEC`, the last two
+//! sent one at a time or in one pipeline), a
 //! millisecond more than asked for (php-lock's way); and their twins that
 //! fall short of the TTL asked for by 100 ms.
 //!
@@ -76,6 +77,7 @@ fn transaction_acquire<C: ConnectionLike>(
     key: &str,
     token: &str,
     ttl_ms: u64,
+    pipelined: Pipelined,
 ) -> RedisResult<bool> {
     let taken = (|| {
         redis::cmd("WATCH").arg(key).exec(con)?;
@@ -85,15 +87,20 @@ fn transaction_acquire<C: ConnectionLike>(
             return Ok(false);
         }
         redis::cmd("MULTI").exec(con)?;
-        redis::cmd("SET")
-            .arg(key)
-            .arg(token)
-            .arg("NX")
-            .arg("PX")
-            .arg(ttl_ms)
-            .exec(con)?;
+        let mut set = redis::cmd("SET");
+        set.arg(key).arg(token).arg("NX").arg("PX").arg(ttl_ms);
         // nil: the transaction was aborted; `[nil]`: the SET was refused.
-        let done: Option<(Option<String>,)> = redis::cmd("EXEC").query(con)?;
+        let done: Option<(Option<String>,)> = match pipelined {
+            Pipelined::No => {
+                set.exec(con)?;
+                redis::cmd("EXEC").query(con)?
+            }
+            Pipelined::SetAndExec => {
+                let (_queued, done): (String, Option<(Option<String>,)>) =
+                    redis::pipe().add_command(set).cmd("EXEC").query(con)?;
+                done
+            }
+        };
         Ok(matches!(done, Some((Some(_),))))
     })();
     if taken.is_err() {
@@ -101,6 +108,15 @@ fn transaction_acquire<C: ConnectionLike>(
         let _ = redis::cmd("UNWATCH").exec(con);
     }
     taken
+}
+
+/// How [`transaction_acquire`] sends what follows its `MULTI`.
+#[derive(Clone, Copy)]
+enum Pipelined {
+    /// `SET`, then `EXEC`, one command at a time.
+    No,
+    /// `SET` and `EXEC` in one pipeline, behind a `MULTI` sent alone.
+    SetAndExec,
 }
 
 /// [`transaction_acquire`] asking a millisecond more than the TTL, as
@@ -111,7 +127,8 @@ pub(super) fn transaction_one_ms_more<C: ConnectionLike>(
     token: &str,
     ttl: Duration,
 ) -> RedisResult<bool> {
-    transaction_acquire(con, key, token, ttl.as_millis() as u64 + 1)
+    let ttl_ms = ttl.as_millis() as u64 + 1;
+    transaction_acquire(con, key, token, ttl_ms, Pipelined::No)
 }
 
 /// [`transaction_acquire`] asking 100 ms less than the TTL.
@@ -121,12 +138,30 @@ pub(super) fn transaction_hundred_ms_short<C: ConnectionLike>(
     token: &str,
     ttl: Duration,
 ) -> RedisResult<bool> {
-    transaction_acquire(
-        con,
-        key,
-        token,
-        (ttl.as_millis() as u64).saturating_sub(100),
-    )
+    let ttl_ms = (ttl.as_millis() as u64).saturating_sub(100);
+    transaction_acquire(con, key, token, ttl_ms, Pipelined::No)
+}
+
+/// [`transaction_one_ms_more`] with its `SET` and `EXEC` in one pipeline.
+pub(super) fn pipelined_transaction_one_ms_more<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let ttl_ms = ttl.as_millis() as u64 + 1;
+    transaction_acquire(con, key, token, ttl_ms, Pipelined::SetAndExec)
+}
+
+/// [`transaction_hundred_ms_short`] with its `SET` and `EXEC` in one pipeline.
+pub(super) fn pipelined_transaction_hundred_ms_short<C: ConnectionLike>(
+    con: &mut C,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> RedisResult<bool> {
+    let ttl_ms = (ttl.as_millis() as u64).saturating_sub(100);
+    transaction_acquire(con, key, token, ttl_ms, Pipelined::SetAndExec)
 }
 
 /// Renews in a transaction: `WATCH` the key, compare its token, then

@@ -107,6 +107,11 @@ pub const ALL: &[Wrong] = &[
         breaks: Property::LockHasTtl,
     },
     Wrong {
+        lock: super::ported::SHORT_PIPELINED_TRANSACTION,
+        fails: "acquire::sets_the_ttl_in_milliseconds",
+        breaks: Property::LockHasTtl,
+    },
+    Wrong {
         lock: Lock {
             name: "TTL cut to whole seconds",
             acquire: whole_seconds,

@@ -264,6 +264,26 @@ impl OnWorld {
         }
     }
 
+    /// When the lock's own transaction ran, its `EXEC` sent at virtual `now_ms`: from the
+    /// anchor an instant queued in it went to the real line from (`anchor_ms` in the pipeline
+    /// that ends it, or one queued earlier, when virtual time may have moved since), else as
+    /// the trailing `TIME` inside it saw (`seen`).
+    fn exec_ran_at(
+        &self,
+        now_ms: u64,
+        anchor_ms: Option<u64>,
+        seen: Option<(u64, u64)>,
+    ) -> Option<(u64, u64)> {
+        match (self.multi_moved, anchor_ms) {
+            (Some((anchor_ms, queued_ms)), _) => {
+                let at = anchor_ms + now_ms.saturating_sub(queued_ms);
+                Some((at, at))
+            }
+            (None, Some(anchor_ms)) => Some((anchor_ms, anchor_ms)),
+            (None, None) => seen,
+        }
+    }
+
     /// Follows the lock's own `MULTI` … `EXEC` through the commands `sent`.
     fn follow_multi<'a>(&mut self, sent: impl IntoIterator<Item = &'a Vec<Vec<u8>>>) {
         for args in sent {
@@ -314,19 +334,11 @@ impl OnWorld {
             let opens_multi = command == "MULTI";
             let reply = if self.in_multi && command == "EXEC" {
                 // The clock's reads go inside the transaction, at its end.
-                let (reply, seen) = self.frame.send_exec(&mut self.inner, &out);
-                self.ran_at_ms = match self.multi_moved {
-                    // An instant queued in it went to the real line from the anchor it
-                    // was queued at; virtual time may have moved since.
-                    Some((anchor_ms, queued_ms)) => {
-                        let at = anchor_ms + now_ms.saturating_sub(queued_ms);
-                        Some((at, at))
-                    }
-                    None => seen.ran_at,
-                };
+                let (replies, seen) = self.frame.send_exec(&mut self.inner, &[], 0, &out);
+                self.ran_at_ms = self.exec_ran_at(now_ms, None, seen.ran_at);
                 sighting.expiries = seen.expiries;
                 sighting.asked = std::mem::take(&mut self.multi_asked);
-                reply
+                replies.map(|mut r| r.pop().unwrap_or(Value::Nil))
             } else if self.in_multi || opens_multi {
                 // Anything sent behind it would be queued in the transaction.
                 if opens_multi {
@@ -402,9 +414,9 @@ impl OnWorld {
         // A TIME in a pipeline goes to Redis: its answer is real time.
         let now_ms = enter(&self.world()?).now_ms();
         let mut anchor_ms = None;
-        let out: Vec<u8> = args
+        let packed: Vec<Vec<u8>> = args
             .iter()
-            .flat_map(
+            .map(
                 |a| match super::timing::to_real_line(a, now_ms, received_ms) {
                     Some(moved) => {
                         anchor_ms.get_or_insert(moved.anchor_ms);
@@ -415,26 +427,52 @@ impl OnWorld {
             )
             .collect();
         let sent = Instant::now();
-        // Round trips of their own: a TIME inside the pipeline would shift its replies.
-        let time = crate::clock::read_time;
-        let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
-        let replies = self.inner.req_packed_commands(&out, offset, count);
-        self.follow_multi(&args);
-        let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
-        // Instants put on the real line are read from their anchor, as for one command.
-        self.ran_at_ms = match anchor_ms {
-            Some(anchor) if !self.in_multi => Some((anchor, anchor)),
-            _ => before.zip(after),
+        let mut sighting = Sighting {
+            asked: crate::clock::asked_in(args.iter().map(Vec::as_slice)),
+            ..Sighting::default()
+        };
+        let ending = packed
+            .split_last()
+            .filter(|_| self.in_multi && ends_the_transaction(&args));
+        let replies = if let Some((last, queued)) = ending {
+            // It ends the lock's own transaction: the clock's reads go inside it, before its
+            // EXEC, as for an EXEC sent alone.
+            let (replies, seen) =
+                self.frame
+                    .send_exec(&mut self.inner, &queued.concat(), queued.len(), last);
+            self.ran_at_ms = self.exec_ran_at(now_ms, anchor_ms, seen.ran_at);
+            sighting.expiries = seen.expiries;
+            sighting.asked.append(&mut self.multi_asked);
+            self.follow_multi(&args);
+            replies.map(|all| all.into_iter().skip(offset).take(count).collect())
+        } else {
+            // Round trips of their own: a TIME inside the pipeline would shift its replies.
+            let time = crate::clock::read_time;
+            let before = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+            let replies = self
+                .inner
+                .req_packed_commands(&packed.concat(), offset, count);
+            self.follow_multi(&args);
+            let after = (!self.in_multi).then(|| time(&mut self.inner)).flatten();
+            // Instants put on the real line are read from their anchor, as for one command.
+            self.ran_at_ms = match anchor_ms {
+                Some(anchor) if !self.in_multi => Some((anchor, anchor)),
+                _ => before.zip(after),
+            };
+            if self.in_multi {
+                // Queued in a transaction still open: read when its EXEC runs.
+                self.multi_asked.extend(sighting.asked.iter().copied());
+                if let Some(anchor) = anchor_ms {
+                    self.multi_moved.get_or_insert((anchor, now_ms));
+                }
+            }
+            replies
         };
         let shown = replies
             .as_ref()
             .map(|v| Value::Array(v.clone()))
             .map_err(|e| e.clone());
-        let sighting = Sighting {
-            ran_at: self.ran_at_ms,
-            asked: crate::clock::asked_in(args.iter().map(Vec::as_slice)),
-            ..Sighting::default()
-        };
+        sighting.ran_at = self.ran_at_ms;
         if self.after_command(tally, &unpack(&label), &shown, sent, &sighting)?
             && let Some(error) = self.reply_taken(&name)
         {
@@ -473,4 +511,16 @@ impl OnWorld {
             turns.leave(me);
         }
     }
+}
+
+/// Whether a pipeline sent inside the lock's own transaction ends it: its last command is the
+/// transaction's `EXEC`, and none before it ends or opens one.
+fn ends_the_transaction(args: &[Vec<Vec<u8>>]) -> bool {
+    let Some((last, before)) = args.split_last() else {
+        return false;
+    };
+    confine::name_of(last) == "EXEC"
+        && before
+            .iter()
+            .all(|a| !matches!(confine::name_of(a).as_str(), "EXEC" | "DISCARD" | "MULTI"))
 }
