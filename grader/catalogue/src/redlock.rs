@@ -264,13 +264,46 @@ pub fn release_get_then_del<C: ConnectionLike>(nodes: &mut [C], key: &str, token
 
 // ---- Correct Redlocks written differently, listed in `super::variants::ALL`.
 
-/// The published algorithm in whole milliseconds, asking the nodes in reverse order.
+/// The published algorithm in whole milliseconds, asking the nodes in reverse order; 1 % of the
+/// TTL rounded down, as go-redsync does.
 pub fn in_milliseconds<C: ConnectionLike>(
     nodes: &mut [C],
     clock: &dyn Fn() -> Duration,
     key: &str,
     token: &str,
     ttl: Duration,
+) -> Option<Duration> {
+    in_whole_milliseconds(
+        nodes,
+        clock,
+        key,
+        token,
+        ttl,
+        ttl.as_millis() as u64 / 100 + 2,
+    )
+}
+
+/// As [`in_milliseconds`], with 1 % of the TTL rounded up: where under a millisecond of
+/// validity is left, it sees none and refuses.
+pub fn drift_rounded_up<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+) -> Option<Duration> {
+    let drift_ms = (ttl.as_millis() as u64).div_ceil(100) + 2;
+    in_whole_milliseconds(nodes, clock, key, token, ttl, drift_ms)
+}
+
+/// The published algorithm in whole milliseconds, with a drift allowance of `drift_ms`.
+fn in_whole_milliseconds<C: ConnectionLike>(
+    nodes: &mut [C],
+    clock: &dyn Fn() -> Duration,
+    key: &str,
+    token: &str,
+    ttl: Duration,
+    drift_ms: u64,
 ) -> Option<Duration> {
     let ttl_ms = ttl.as_millis() as u64;
     let started_ms = clock().as_millis() as u64;
@@ -288,7 +321,7 @@ pub fn in_milliseconds<C: ConnectionLike>(
         }
     }
     let spent_ms = clock().as_millis() as u64 - started_ms;
-    let left_ms = ttl_ms as i64 - spent_ms as i64 - (ttl_ms / 100 + 2) as i64;
+    let left_ms = ttl_ms as i64 - spent_ms as i64 - drift_ms as i64;
     if 2 * granted > nodes.len() && left_ms > 0 {
         return Some(Duration::from_millis(left_ms as u64));
     }

@@ -21,6 +21,11 @@ pub const ALL: &[Lock] = &[
         ..REFERENCE
     },
     Lock {
+        name: "Redlock with 1 % of the TTL rounded up",
+        redlock_acquire: super::redlock::drift_rounded_up,
+        ..REFERENCE
+    },
+    Lock {
         name: "SetOptions, base64 tokens",
         new_token: base64_token,
         acquire: with_set_options,

@@ -163,12 +163,20 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Round, GradeError> {
         Err(failure) => return Round::found(Found::Failed("redlock_acquire", failure, steps)),
     };
     let lost = lost_grant(situation, hit.as_ref());
-    let outcome = expect(situation, got.spent_ms, lost);
+    // A grant is judged by the whole call, a refusal by when the lock reckoned its time: the
+    // release that follows a refusal costs time of its own.
+    let spent_ms = if value.is_some() {
+        got.spent_ms
+    } else {
+        got.reckoned_ms
+    };
+    let outcome = expect(situation, spent_ms, lost);
     let model = Modelled {
         grants: outcome.grants,
         validity: outcome.validity,
+        or_refused: outcome.or_refused,
         nodes: situation.nodes.len(),
-        spent_ms: got.spent_ms,
+        spent_ms,
         ttl: situation.ttl,
         lost: lost.zip(hit.as_ref()),
     };
@@ -176,6 +184,11 @@ fn play(ctx: &Ctx<'_>, situation: &Situation) -> Result<Round, GradeError> {
     if let Some(v) = judge::as_modelled(&call, value, &model) {
         return Round::found(Found::Wrong(v, steps));
     }
+    // Where the model takes a grant or a refusal, the nodes are judged by what the lock chose.
+    let model = Modelled {
+        validity: model.validity.filter(|_| value.is_some()),
+        ..model
+    };
     let holders = enter(&c).holders()?;
     for (i, meets) in situation.nodes.iter().enumerate() {
         let before = match meets {

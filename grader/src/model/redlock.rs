@@ -23,9 +23,13 @@
 //! validity, exactly at its edge, or 1 ms past the TTL. A key A set may then be a millisecond from
 //! its virtual expiry when the clock moves; the clock gives such a key a real TTL of at least
 //! [`crate::clock::FLOOR_MS`], so that real time passing between two steps does not end it before
-//! virtual time does ([`crate::clock`]). The TTLs are multiples of 100 ms, so that the drift
-//! allowance (1 % of the TTL plus 2 ms) is a whole number of milliseconds, and the validity a
-//! correct Redlock reports is one number, however it rounds.
+//! virtual time does ([`crate::clock`]). Some TTLs are multiples of 100 ms, whose drift
+//! allowance (1 % of the TTL plus 2 ms) is a whole number of milliseconds; the others are not
+//! (1 % of 1337 ms is 13.37 ms), and a correct lock may round that 1 % down (go-redsync), to the
+//! nearest (node-redlock) or not at all. The validities so computed differ by under a
+//! millisecond, which the judge allows; where under a millisecond of validity is left, a lock
+//! that rounds up sees none and refuses, and the model takes a grant or a refusal there
+//! ([`Outcome::or_refused`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -37,6 +41,7 @@ use crate::wire::{Fault, Hit};
 /// The branches of the model a round may reach, as the coverage table names them.
 pub const BRANCHES: &[&str] = &[
     GRANTED,
+    UNDER_A_MS,
     NO_MAJORITY,
     NOTHING_LEFT,
     OUTLASTED,
@@ -50,6 +55,7 @@ pub const BRANCHES: &[&str] = &[
 ];
 const GRANTED: &str = "granted: a majority, validity left";
 const NO_MAJORITY: &str = "refused: no majority";
+const UNDER_A_MS: &str = "granted or refused: a majority, under 1 ms of validity left";
 const NOTHING_LEFT: &str = "refused: a majority, validity at or below zero within the TTL";
 const OUTLASTED: &str = "refused: a majority, the round outlasts the TTL";
 const AT_THE_LAST_NODE: &str = "a majority reached only at the last node";
@@ -60,9 +66,12 @@ const FAULT_SAYS_NO: &str = "a free node's SET fails: it counts as a no";
 const RAN_UNHEARD: &str = "a free node's SET runs, but its OK never reaches A";
 const RELEASE_FAILS: &str = "a command of A's release fails: that node is not counted as freed";
 
-/// The TTLs a situation asks for, in ms: multiples of 100 ms (so the drift allowance is a whole
-/// number of ms), below a second and between whole seconds too.
-const TTLS_MS: &[u64] = &[700, 1_000, 2_300, 4_700, 10_000];
+/// TTLs a situation asks for, in ms, below a second and between whole seconds too: multiples of
+/// 100 ms, whose drift allowance is a whole number of ms.
+const EVEN_TTLS_MS: &[u64] = &[700, 1_000, 2_300, 10_000];
+
+/// The other TTLs a situation asks for: their 1 % is not a whole number of ms.
+const UNEVEN_TTLS_MS: &[u64] = &[777, 1_337, 2_999, 4_250];
 
 /// What one node is doing when A asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,15 +121,15 @@ impl Situation {
 
     /// The situation `rng` draws next for `n` nodes.
     pub fn draw(rng: &mut Rng, n: usize) -> Situation {
-        let ttl_ms = rng.pick(TTLS_MS);
+        let (ttl_ms, round_ms) = ttl_and_round(rng);
         let mut s = Situation::calm(n, Duration::from_millis(ttl_ms));
-        // How many nodes are free: a majority three times in four, often a bare one.
+        // How many nodes are free: a majority nine times in ten, often a bare one (a fault that
+        // takes a grant makes many more rounds fall short).
         let majority = n / 2 + 1;
-        let free = match rng.below(8) {
+        let free = match rng.below(10) {
             0 => rng.below(majority as u64) as usize,
-            1 => majority - 1,
-            2..=4 => majority,
-            5 => (majority + 1).min(n),
+            1..=4 => majority,
+            5..=7 => (majority + 1).min(n),
             _ => majority + rng.below((n - majority + 1) as u64) as usize,
         };
         let mut free_at: Vec<usize> = (0..n).collect();
@@ -137,7 +146,6 @@ impl Situation {
                 rng.pick(&[Meets::HeldByB, Meets::Paused, Meets::Down])
             };
         }
-        let round_ms = round_length(rng, ttl_ms);
         s.share_out(rng, round_ms);
         // Up to two commands per node: a release that reads, then deletes, has a gap to find.
         if rng.chance(1, 2) {
@@ -291,6 +299,9 @@ pub struct Outcome {
     pub grants: usize,
     /// The validity, when the lock is A's.
     pub validity: Option<Duration>,
+    /// Whether a refusal is as correct as the grant: the validity is under a millisecond, and
+    /// a lock that rounds 1 % of the TTL up has none left.
+    pub or_refused: bool,
 }
 
 /// The drift allowance of the published algorithm: 1 % of the TTL plus 2 ms.
@@ -317,10 +328,11 @@ pub fn expect(situation: &Situation, spent_ms: u64, lost: Option<usize>) -> Outc
     let left = ttl
         .saturating_sub(Duration::from_millis(spent_ms))
         .saturating_sub(drift(ttl));
-    let majority = grants > situation.nodes.len() / 2;
+    let granted = grants > situation.nodes.len() / 2 && !left.is_zero();
     Outcome {
         grants,
-        validity: (majority && !left.is_zero()).then_some(left),
+        validity: granted.then_some(left),
+        or_refused: granted && left < Duration::from_millis(1),
     }
 }
 
@@ -334,6 +346,7 @@ impl Situation {
         let outcome = expect(self, spent, lost);
         let majority = self.nodes.len() / 2 + 1;
         let mut out = vec![match outcome.validity {
+            Some(_) if outcome.or_refused => UNDER_A_MS,
             Some(_) => GRANTED,
             None if outcome.grants < majority => NO_MAJORITY,
             None if Duration::from_millis(spent) > self.ttl => OUTLASTED,
@@ -387,23 +400,32 @@ impl Situation {
 /// How many rounds one explored history plays.
 pub const ROUNDS: usize = 4;
 
-/// How long a round takes, in ms, drawn around the edges of `ttl_ms`: prompt, well inside, the
-/// last millisecond with validity left, the first with none, inside the drift allowance, the TTL
-/// itself, a millisecond past it, or well past it.
-fn round_length(rng: &mut Rng, ttl_ms: u64) -> u64 {
+/// The TTL a round asks for and how long the round takes, in ms, drawn around the TTL's edges:
+/// prompt, well inside, the last millisecond with validity left, the first with none, inside the
+/// drift allowance, the TTL itself, a millisecond past it, or well past it. The last millisecond
+/// comes three times more with a TTL whose 1 % is not whole, which leaves under a millisecond:
+/// the edge where correct locks part, by how they round ([`Outcome::or_refused`]).
+fn ttl_and_round(rng: &mut Rng) -> (u64, u64) {
+    let edge = rng.below(15);
+    let ttl_ms = match edge {
+        4..=6 => rng.pick(UNEVEN_TTLS_MS),
+        _ if rng.chance(1, 2) => rng.pick(UNEVEN_TTLS_MS),
+        _ => rng.pick(EVEN_TTLS_MS),
+    };
     let drift_ms = drift(Duration::from_millis(ttl_ms)).as_millis() as u64;
-    // What a round may take and leave validity: below this.
+    // What a round may take and leave validity, 1 % of the TTL rounded down: below this.
     let budget = ttl_ms - drift_ms;
-    match rng.below(9) {
+    let round_ms = match edge {
         0 => 0,
-        1 => rng.below(budget),
-        2 => budget - 1,
-        3 => budget,
-        4 => budget + rng.below(drift_ms + 1),
-        5 => ttl_ms,
-        6 => ttl_ms + 1,
+        1 | 2 => rng.below(budget),
+        3..=6 => budget - 1,
+        7 => budget,
+        8 | 9 => budget + rng.below(drift_ms + 1),
+        10 => ttl_ms,
+        11 => ttl_ms + 1,
         _ => ttl_ms + 1 + rng.below(ttl_ms / 2),
-    }
+    };
+    (ttl_ms, round_ms)
 }
 
 /// Shuffles `items` in place (Fisher–Yates), from `rng`.
@@ -427,18 +449,21 @@ mod tests {
     #[test]
     fn rounds_meet_the_validity_s_edges_to_the_millisecond() {
         let mut rng = Rng::new(5);
-        let (mut one_left, mut none_left, mut just_past) = (0, 0, 0);
+        let (mut one_left, mut under_one, mut none_left, mut just_past) = (0, 0, 0, 0);
         let mut off_the_old_grid = false;
         for _ in 0..2000 {
             let s = Situation::draw(&mut rng, 5);
             let (ttl, spent) = (s.ttl.as_millis() as u64, s.spent_ms());
             let budget = ttl - drift(s.ttl).as_millis() as u64;
-            one_left += usize::from(spent + 1 == budget);
+            let whole = ttl % 100 == 0;
+            one_left += usize::from(spent + 1 == budget && whole);
+            under_one += usize::from(spent + 1 == budget && !whole);
             none_left += usize::from(spent == budget);
             just_past += usize::from(spent == ttl + 1);
             off_the_old_grid |= s.delays.iter().any(|d| d % 50 != 0);
         }
         assert!(one_left > 20, "a round left exactly 1 ms {one_left} times");
+        assert!(under_one > 20, "a round left under 1 ms {under_one} times");
         assert!(
             none_left > 20,
             "a round left exactly 0 ms {none_left} times"
@@ -499,6 +524,27 @@ mod tests {
         let lost = lost_grant(&held, Some(&error_on_4));
         assert_eq!(expect(&held, 0, lost).validity, None);
         assert_eq!(held.branches(Some(&error_on_4), None)[0], NO_MAJORITY);
+    }
+
+    #[test]
+    fn under_a_millisecond_of_validity_a_grant_or_a_refusal_is_correct() {
+        // 1 % of 1337 ms is 13.37 ms: the drift allowance is 15.37 ms.
+        let mut s = Situation::calm(5, Duration::from_millis(1_337));
+        s.delays[4] = 1_321;
+        let outcome = expect(&s, s.spent_ms(), None);
+        assert_eq!(outcome.validity, Some(Duration::from_micros(630)));
+        assert!(outcome.or_refused);
+        assert_eq!(s.branches(None, None)[0], UNDER_A_MS);
+        // 1.63 ms left: a lock that rounds up still has 1 ms.
+        s.delays[4] = 1_320;
+        assert!(!expect(&s, s.spent_ms(), None).or_refused);
+        // Nothing left, whichever way it rounds.
+        s.delays[4] = 1_322;
+        assert_eq!(expect(&s, s.spent_ms(), None).validity, None);
+        // A whole drift allowance leaves whole milliseconds: 1 ms is a grant.
+        let mut s = Situation::calm(5, Duration::from_millis(1_000));
+        s.delays[4] = 987;
+        assert!(!expect(&s, s.spent_ms(), None).or_refused);
     }
 
     #[test]

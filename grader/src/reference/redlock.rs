@@ -6,9 +6,10 @@
 //! lock's TTL started running on the first node as soon as it answered: what
 //! the client may rely on is the TTL minus the time spent asking, minus an
 //! allowance for clocks that run at slightly different rates (1 % of the TTL
-//! plus 2 ms). If no majority answered, or nothing of the TTL is left, the
-//! client releases the lock on every node, including the ones that seemed to
-//! refuse it: a node may have set the key and lost only its reply.
+//! plus 2 ms; that 1 % kept exact, or rounded to whole milliseconds either
+//! way, as libraries do). If no majority answered, or nothing of the TTL is
+//! left, the client releases the lock on every node, including the ones that
+//! seemed to refuse it: a node may have set the key and lost only its reply.
 //!
 //! Time comes from `clock`, the time since some fixed instant. In a program it
 //! would be `&|| started.elapsed()` with an `Instant`; the grader hands in its

@@ -6,6 +6,7 @@
 //! script that holds a node: every running node is asked to stop its script
 //! ([`crate::server::stop_scripts`]), so that the next scenario finds the nodes free.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::error::GradeError;
@@ -28,6 +29,10 @@ pub struct Acquired {
     pub value: Result<Option<Duration>, Failure>,
     /// Virtual milliseconds from the call to its return.
     pub spent_ms: u64,
+    /// Virtual milliseconds from the call to the last time it read the clock (to its return, if
+    /// it never did): when a lock that reckons its validity made up its mind. A refusal's
+    /// release costs time too, which must not excuse a refusal made while validity was left.
+    pub reckoned_ms: u64,
 }
 
 /// Runs `lock`'s `redlock_acquire` for `token` on every node of `cluster`, on the cluster's clock.
@@ -44,18 +49,30 @@ pub fn acquire(
     };
     let shared = cluster.clone();
     let token = token.to_owned();
+    let last_read = Arc::new(Mutex::new(None));
+    let read = Arc::clone(&last_read);
     let value = sandbox::isolated(move || {
         let mut wires = Wire::to_nodes(&shared);
-        let clock = move || Duration::from_millis(enter(&shared).now_ms());
+        let clock = move || {
+            let now = enter(&shared).now_ms();
+            *read.lock().unwrap_or_else(PoisonError::into_inner) = Some(now);
+            Duration::from_millis(now)
+        };
         f(&mut wires, &clock, &key, &token, ttl)
     });
     stop_stuck_scripts(cluster, value.as_ref().err());
     let mut c = enter(cluster);
     c.fire_if_due()?;
     c.take_trouble()?;
+    let ended = c.now_ms();
+    let reckoned = last_read
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .unwrap_or(ended);
     Ok(Acquired {
         value,
-        spent_ms: c.now_ms() - started,
+        spent_ms: ended - started,
+        reckoned_ms: reckoned - started,
     })
 }
 

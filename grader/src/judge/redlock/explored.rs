@@ -16,6 +16,8 @@ pub struct Modelled<'a> {
     pub grants: usize,
     /// The validity a correct Redlock returns (`None`: it refuses).
     pub validity: Option<Duration>,
+    /// Whether a refusal is correct too ([`crate::model::redlock::Outcome::or_refused`]).
+    pub or_refused: bool,
     /// How many nodes there are.
     pub nodes: usize,
     /// The virtual ms the round took.
@@ -64,6 +66,7 @@ pub fn as_modelled(
                 model.ttl.as_millis()
             ),
         ),
+        (None, Some(_)) if model.or_refused => return None,
         (None, Some(e)) => (
             Property::RedlockTakesMajority,
             format!(
