@@ -378,7 +378,7 @@ fn the_explorer_catches_each_wrong_redlock_and_replays_it() {
         );
         caught += 1;
     }
-    assert_eq!(caught, 11, "every wrong Redlock of the catalogue was tried");
+    assert_eq!(caught, 12, "every wrong Redlock of the catalogue was tried");
 }
 
 /// A client's crash is the one vocabulary's fault on Redlock's nodes too: A crashes in place of

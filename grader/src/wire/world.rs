@@ -431,9 +431,11 @@ impl OnWorld {
             asked: crate::clock::asked_in(args.iter().map(Vec::as_slice)),
             ..Sighting::default()
         };
+        // (All its replies asked for: a caller that skips some asks redis-rs to turn an error
+        // among them into an aborted transaction, which the plain path below keeps.)
         let ending = packed
             .split_last()
-            .filter(|_| self.in_multi && ends_the_transaction(&args));
+            .filter(|_| offset == 0 && self.in_multi && ends_the_transaction(&args));
         let replies = if let Some((last, queued)) = ending {
             // It ends the lock's own transaction: the clock's reads go inside it, before its
             // EXEC, as for an EXEC sent alone.
@@ -444,7 +446,7 @@ impl OnWorld {
             sighting.expiries = seen.expiries;
             sighting.asked.append(&mut self.multi_asked);
             self.follow_multi(&args);
-            replies.map(|all| all.into_iter().skip(offset).take(count).collect())
+            replies.map(|all| all.into_iter().take(count).collect())
         } else {
             // Round trips of their own: a TIME inside the pipeline would shift its replies.
             let time = crate::clock::read_time;
