@@ -23,8 +23,23 @@ use super::owner::{self, Judgement, Owner};
 /// A container younger than this may belong to a run that has not yet taken its lease.
 const LEASE_GRACE: Duration = Duration::from_secs(90);
 
-/// How long a removal waits for the engine to let go of a network's last container.
+/// How long a removal waits for the engine to let go of a network's last container, when the
+/// sweep has just removed containers.
 const NETWORK_PATIENCE: Duration = Duration::from_secs(5);
+
+/// How long the removal of a stale network may wait, when the sweep removed `containers`
+/// containers just before: the engine may still be letting go of those, and of nothing else. A
+/// network the engine refuses to free with no container left on it, and none just removed, is
+/// the engine's own fault (it lost count of its endpoints: moby/moby#42119, which only a restart
+/// of the engine mends); waiting for it would cost every later run the whole patience, so it is
+/// tried once and left.
+fn network_patience(containers: usize) -> Duration {
+    if containers == 0 {
+        Duration::ZERO
+    } else {
+        NETWORK_PATIENCE
+    }
+}
 
 /// Ids of the grader's containers started by process `owner_pid` on this host, running or not.
 pub fn containers_owned_by(owner_pid: u32) -> Result<Vec<String>, ServerError> {
@@ -82,14 +97,15 @@ pub fn remove_stale_containers() -> Result<Vec<String>, ServerError> {
             unusable("removing a stale container"),
         )?;
     }
-    remove_stale_networks(my_ns.as_deref())?;
+    remove_stale_networks(my_ns.as_deref(), network_patience(stale.len()))?;
     Ok(stale)
 }
 
 /// Removes the networks whose owner is gone, or, when its pid cannot tell, that are past their
-/// start-up and empty. A network that still has a container (of a live run in another pid
+/// start-up and empty, each waiting up to `patience` ([`network_patience`]). A network that
+/// still has a container (of a live run in another pid
 /// namespace, or one the engine is still taking down) is left for a later sweep.
-fn remove_stale_networks(my_ns: Option<&str>) -> Result<(), ServerError> {
+fn remove_stale_networks(my_ns: Option<&str>, patience: Duration) -> Result<(), ServerError> {
     for (name, network) in grader_networks()? {
         let owner = network_owner(&network);
         let stale = match owner::judge_by_pid(&owner, my_ns, owner::look) {
@@ -102,10 +118,8 @@ fn remove_stale_networks(my_ns: Option<&str>) -> Result<(), ServerError> {
             continue;
         }
         // The engine may still be letting go of the containers just removed.
-        remove_network(&name, NETWORK_PATIENCE).map_err(|cause| {
-            ServerError::DockerUnavailable {
-                cause: format!("removing the stale network {name} failed: {cause}"),
-            }
+        remove_network(&name, patience).map_err(|cause| ServerError::DockerUnavailable {
+            cause: format!("removing the stale network {name} failed: {cause}"),
         })?;
     }
     Ok(())
@@ -299,5 +313,13 @@ mod tests {
         assert!(held(&paused, Some(&[])).contains("b"));
         let unaskable = [container("c", "running", 600)];
         assert!(held(&unaskable, None).contains("c"));
+    }
+
+    #[test]
+    fn a_network_waits_for_the_engine_only_after_its_containers_were_removed() {
+        assert_eq!(network_patience(3), NETWORK_PATIENCE);
+        // Nothing just removed: a refusal is the engine's lost count, and waiting would cost
+        // every later run the whole patience.
+        assert_eq!(network_patience(0), Duration::ZERO);
     }
 }
