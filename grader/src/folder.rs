@@ -9,19 +9,24 @@
 //!
 //! A folder held until the process ends is not dropped, though: a check's
 //! process ends with `exit` (or is killed at its time limit), and its server's
-//! and its runner's folders live as long as it does. Each folder's name holds
-//! a tag, random, that the harness handed the check's process ([`TAG_VAR`]),
-//! so the harness removes what that process left once it has waited for it
-//! ([`sweep_tagged`]), and a harness does the same for its own tag as it exits:
-//! a learner who grades on every save for a week does not fill the temporary
-//! directory with empty folders. A tag, not a pid: two harnesses in two pid
-//! namespaces that share one temporary directory may see the same pid, and
-//! one would remove the other's live sockets.
+//! and its runner's folders live as long as it does; so do a test binary's.
+//! A process that exits removes the folders it made and still holds (an
+//! `atexit` handler). One that is killed cannot: each folder's name holds a
+//! tag, random, that the harness handed the check's process ([`TAG_VAR`]), so
+//! the harness removes what that process left once it has waited for it
+//! ([`sweep_tagged`]), and a harness does the same for its own tag as it
+//! exits. A learner who grades on every save for a week does not fill the
+//! temporary directory with empty folders. A tag, not a pid: two harnesses in
+//! two pid namespaces that share one temporary directory may see the same pid,
+//! and one would remove the other's live sockets.
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, Once, OnceLock};
+
+/// The folders this process made and still holds, which its exit removes.
+static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The variable through which a harness hands a check's process the tag its folders' names
 /// carry: sixteen hex digits.
@@ -41,6 +46,7 @@ impl PrivateFolder {
         let name = format!("grader-{purpose}-{}-{random}", own_tag()?);
         let path = std::env::temp_dir().join(name);
         std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        hold_until_exit(&path);
         Ok(PrivateFolder { path })
     }
 
@@ -111,8 +117,36 @@ fn tag_of(name: &str) -> Option<&str> {
     (!purpose.is_empty() && is_tag(random) && is_tag(tag)).then_some(tag)
 }
 
+/// Notes `path` for removal at this process's exit, registering the handler the first time.
+fn hold_until_exit(path: &Path) {
+    static HANDLER: Once = Once::new();
+    HANDLER.call_once(|| {
+        // Without it, a harness's sweep still removes what an exit leaves.
+        crate::sys::at_exit(remove_held_at_exit);
+    });
+    if let Ok(mut held) = HELD.lock() {
+        held.push(path.to_owned());
+    }
+}
+
+/// Removes the folders this process still holds, as it exits.
+extern "C" fn remove_held_at_exit() {
+    // Unwinding out of an atexit handler would abort the process mid-exit; and a lock another
+    // thread holds as the process ends is left to the sweeps rather than waited for.
+    let _ = std::panic::catch_unwind(|| {
+        if let Ok(mut held) = HELD.try_lock() {
+            for path in held.drain(..) {
+                let _ = std::fs::remove_dir_all(&path);
+            }
+        }
+    });
+}
+
 impl Drop for PrivateFolder {
     fn drop(&mut self) {
+        if let Ok(mut held) = HELD.lock() {
+            held.retain(|p| p != &self.path);
+        }
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
@@ -191,7 +225,8 @@ mod tests {
             .env(TAG_VAR, &tag)
             .output()
             .expect("the child runs");
-        assert!(child.status.success(), "{child:?}");
+        // Killed (here: aborted), it ran no exit handler.
+        assert!(!child.status.success(), "{child:?}");
         let left = String::from_utf8_lossy(&child.stdout)
             .lines()
             .find_map(|l| l.strip_prefix("left: ").map(std::path::PathBuf::from))
@@ -213,17 +248,44 @@ mod tests {
         std::fs::remove_file(&link).expect("the link goes");
     }
 
-    /// Run by the test above in a process of its own: makes a folder and exits without
-    /// dropping it.
+    /// A process that exits while a static still holds its folder, as a check's process and a
+    /// test binary do, takes the folder with it.
+    #[test]
+    fn an_exit_removes_the_folders_still_held() {
+        let exe = std::env::current_exe().expect("this test binary");
+        let child = std::process::Command::new(exe)
+            .args([
+                "--exact",
+                "folder::tests::leave_a_folder_behind",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("GRADER_TEST_LEAVE_FOLDER", "exit")
+            .output()
+            .expect("the child runs");
+        assert!(child.status.success(), "{child:?}");
+        let made = String::from_utf8_lossy(&child.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("left: ").map(std::path::PathBuf::from))
+            .expect("the child says what it made");
+        assert!(!made.exists(), "the exit left {made:?} behind");
+    }
+
+    /// Run by the tests above in a process of their own: makes a folder and ends without
+    /// dropping it, by `exit` (`GRADER_TEST_LEAVE_FOLDER=exit`) or as if killed (`abort`, which
+    /// runs no exit handler).
     #[test]
     #[ignore = "run by a_sweep_removes_the_folders_an_ended_process_left_and_nothing_else"]
     fn leave_a_folder_behind() {
-        if std::env::var_os("GRADER_TEST_LEAVE_FOLDER").is_none() {
+        let Some(how) = std::env::var_os("GRADER_TEST_LEAVE_FOLDER") else {
             return;
-        }
+        };
         let folder = PrivateFolder::new("test").expect("a folder");
         println!("left: {}", folder.path().display());
         std::mem::forget(folder);
-        std::process::exit(0);
+        if how == "exit" {
+            std::process::exit(0);
+        }
+        std::process::abort();
     }
 }
