@@ -12,10 +12,10 @@
 //! before the clock starts; `0` does only that.
 //!
 //! On this machine's two cores, with the sandbox and two at once: 30
-//! submissions of 69 checks in 295.3 s (9.8 s and 20 CPU-s each, the cores
-//! busy throughout). Six took 60.2 s, and 64.4 s with the grader as it was
-//! before the failover stories stopped waiting in real time. Three at once
-//! took longer than two, as the gradings then contend for the same two cores.
+//! submissions of 69 checks in 235.3 s (7.8 s and about 15 CPU-s each, the
+//! cores busy throughout; the measurement before gave 295.3 s, and one
+//! before that 181.3 s: the figure moves with the machine). Three at once took
+//! longer than two, as the gradings then contend for the same two cores.
 
 use std::fs;
 use std::path::Path;
