@@ -205,32 +205,16 @@ mod tests {
         );
     }
 
-    /// A folder held by a process that exits, as a check's server's is, goes once the process
+    /// A folder held by a process that is killed, as a check's server's may be, goes once the process
     /// that waited for it sweeps its tag; a folder under another tag stays (another harness's,
     /// in another pid namespace, whatever its pid), and so does a symbolic link that only has
     /// the shape of a name.
     #[test]
     fn a_sweep_removes_the_folders_an_ended_process_left_and_nothing_else() {
-        let exe = std::env::current_exe().expect("this test binary");
         let tag = new_tag().expect("a tag");
-        // A process that makes a folder and exits without dropping it: this test, in a child.
-        let child = std::process::Command::new(exe)
-            .args([
-                "--exact",
-                "folder::tests::leave_a_folder_behind",
-                "--ignored",
-                "--nocapture",
-            ])
-            .env("GRADER_TEST_LEAVE_FOLDER", "1")
-            .env(TAG_VAR, &tag)
-            .output()
-            .expect("the child runs");
+        let (status, left) = child_making_a_folder("abort", Some(&tag));
         // Killed (here: aborted), it ran no exit handler.
-        assert!(!child.status.success(), "{child:?}");
-        let left = String::from_utf8_lossy(&child.stdout)
-            .lines()
-            .find_map(|l| l.strip_prefix("left: ").map(std::path::PathBuf::from))
-            .expect("the child says what it left");
+        assert!(!status.success(), "{status:?}");
         assert!(left.exists(), "the child left {left:?} behind");
         let name = left.file_name().unwrap().to_string_lossy().into_owned();
         assert_eq!(tag_of(&name), Some(tag.as_str()), "the tag it was handed");
@@ -252,30 +236,43 @@ mod tests {
     /// test binary do, takes the folder with it.
     #[test]
     fn an_exit_removes_the_folders_still_held() {
+        let (status, made) = child_making_a_folder("exit", None);
+        assert!(status.success(), "{status:?}");
+        assert!(!made.exists(), "the exit left {made:?} behind");
+    }
+
+    /// Runs [`leave_a_folder_behind`] in a child process of this test binary, ending `how`
+    /// (`exit` or `abort`) and handed `tag`, if any: how it ended, and the folder it made.
+    fn child_making_a_folder(
+        how: &str,
+        tag: Option<&str>,
+    ) -> (std::process::ExitStatus, std::path::PathBuf) {
         let exe = std::env::current_exe().expect("this test binary");
-        let child = std::process::Command::new(exe)
+        let mut command = std::process::Command::new(exe);
+        command
             .args([
                 "--exact",
                 "folder::tests::leave_a_folder_behind",
                 "--ignored",
                 "--nocapture",
             ])
-            .env("GRADER_TEST_LEAVE_FOLDER", "exit")
-            .output()
-            .expect("the child runs");
-        assert!(child.status.success(), "{child:?}");
+            .env("GRADER_TEST_LEAVE_FOLDER", how);
+        if let Some(tag) = tag {
+            command.env(TAG_VAR, tag);
+        }
+        let child = command.output().expect("the child runs");
         let made = String::from_utf8_lossy(&child.stdout)
             .lines()
             .find_map(|l| l.strip_prefix("left: ").map(std::path::PathBuf::from))
-            .expect("the child says what it made");
-        assert!(!made.exists(), "the exit left {made:?} behind");
+            .unwrap_or_else(|| panic!("the child says what it made: {child:?}"));
+        (child.status, made)
     }
 
     /// Run by the tests above in a process of their own: makes a folder and ends without
     /// dropping it, by `exit` (`GRADER_TEST_LEAVE_FOLDER=exit`) or as if killed (`abort`, which
     /// runs no exit handler).
     #[test]
-    #[ignore = "run by a_sweep_removes_the_folders_an_ended_process_left_and_nothing_else"]
+    #[ignore = "run in a child process by the two tests above"]
     fn leave_a_folder_behind() {
         let Some(how) = std::env::var_os("GRADER_TEST_LEAVE_FOLDER") else {
             return;
