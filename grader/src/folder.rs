@@ -205,10 +205,10 @@ mod tests {
         );
     }
 
-    /// A folder held by a process that is killed, as a check's server's may be, goes once the process
-    /// that waited for it sweeps its tag; a folder under another tag stays (another harness's,
-    /// in another pid namespace, whatever its pid), and so does a symbolic link that only has
-    /// the shape of a name.
+    /// A folder held by a process that is killed, as a check's server's may be, goes once the
+    /// process that waited for it sweeps its tag; a folder under another tag stays (another
+    /// harness's, in another pid namespace, whatever its pid), and so does a symbolic link that
+    /// only has the shape of a name.
     #[test]
     fn a_sweep_removes_the_folders_an_ended_process_left_and_nothing_else() {
         let tag = new_tag().expect("a tag");
